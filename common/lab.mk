@@ -1,0 +1,51 @@
+# common/lab.mk -- builds, runs, checks and traces one lab program.
+#
+# Each lab folder (labs/NN-x, solutions/NN-x) has a three-line Makefile that
+# sets LAB and PROG and includes this file. KIT_ROOT may be overridden when a
+# copy of the folder is built elsewhere (the kit's self-test does that).
+#
+#   make            build ./$(PROG)             make V=1    show the commands
+#   make run        build and run it            make ARGS="--n 1000" run
+#   make check      run the lab's checks        make trace  timeline of a run
+#   make NVTX=0     build with NVTX ranges compiled out
+#   make CUDA_ARCH=90   build for one compute capability (default: this GPU's)
+
+KIT_ROOT ?= ../..
+.DEFAULT_GOAL := all
+include $(KIT_ROOT)/common/cuda.mk
+
+.DELETE_ON_ERROR:
+.PHONY: all run check trace clean help tools
+
+all: $(PROG)
+
+$(PROG): $(PROG).cu $(wildcard $(KIT_ROOT)/common/*.h) | nvcc-present
+	@$(if $(Q),echo "  NVCC    $(notdir $(CURDIR))/$@")
+	$(Q)$(NVCC) $(NVCCFLAGS) -I$(KIT_ROOT)/common -o $@ $<
+
+run: $(PROG)
+	./$(PROG) $(ARGS)
+
+tools:
+	@$(MAKE) --no-print-directory -C $(KIT_ROOT)/checker/trace
+
+check: tools
+	@$(KIT_ROOT)/checker/run-checks --dir $(CURDIR) $(LAB)
+
+trace: $(PROG) tools
+	@$(KIT_ROOT)/checker/trace/streamtrace run -o $(PROG).trace -- ./$(PROG) $(ARGS); \
+	 $(KIT_ROOT)/checker/trace/streamtrace timeline $(PROG).trace && \
+	 $(KIT_ROOT)/checker/trace/streamtrace summary $(PROG).trace && \
+	 $(KIT_ROOT)/checker/trace/streamtrace json $(PROG).trace -o $(PROG).json && \
+	 echo "wrote $(PROG).trace and $(PROG).json (open it in ui.perfetto.dev)"
+
+clean:
+	rm -f $(PROG) $(PROG).trace $(PROG).json
+
+help:
+	@echo "make            build ./$(PROG)"
+	@echo "make run        build and run it (ARGS=\"...\" passes options)"
+	@echo "make check      check it: results and what the GPU actually did"
+	@echo "make trace      run it under the trace tool: timeline, $(PROG).json"
+	@echo "make clean      remove what make built"
+	@echo "options: V=1 (show commands), NVTX=0, CUDA_ARCH=90"
