@@ -1,0 +1,572 @@
+/*
+ * capture.c -- libstreamtrace.so: records what the GPU did, through CUPTI's
+ * activity API, inside an unmodified CUDA program.
+ *
+ * The CUDA driver loads this library when CUDA_INJECTION64_PATH names it and
+ * calls InitializeInjection(). NVTX ranges arrive when NVTX_INJECTION64_PATH
+ * names libcupti.so. The trace goes to $STREAMTRACE_OUT (default
+ * streamtrace.trace), in the text format of FORMAT.md. `streamtrace run` sets
+ * all three variables; running by hand:
+ *
+ *   CUDA_INJECTION64_PATH=$PWD/libstreamtrace.so \
+ *   NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so \
+ *   STREAMTRACE_OUT=prog.trace ./prog
+ *
+ * Cost: CUPTI fills large buffers on its own; we format them to the file on
+ * CUPTI's buffer-completed thread, so the program's threads do no extra work
+ * beyond what CUPTI itself does per record.
+ */
+#define _GNU_SOURCE
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef STREAMTRACE_CUPTI_PATH
+#define STREAMTRACE_CUPTI_PATH ""
+#endif
+
+#define BUF_SIZE (16u << 20) /* one activity buffer; fewer, larger = cheaper */
+#define NVTX_OPEN_MAX 4096   /* NVTX ranges open at once (all threads) */
+
+typedef unsigned long long ull;
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* guards all below */
+static FILE *out;
+static char *out_path;
+static int active;     /* capture running: records are being written */
+static int closed;     /* `end` written; later records count as dropped */
+static int saw_context;
+static ull nrecords, ndropped, nvtx_unclosed;
+static CUpti_SubscriberHandle subscriber;
+static const char *api_names[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+
+struct nvtx_open {
+	uint32_t id;
+	uint32_t tid;
+	ull start;
+	char *name;
+};
+static struct nvtx_open nvtx_open[NVTX_OPEN_MAX];
+static int nvtx_nopen;
+
+struct demangled {
+	const char *mangled; /* CUPTI's pointer: stable for the function */
+	char *name;
+};
+static struct demangled *dm_cache;
+static size_t dm_n, dm_cap;
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Print one line to stderr about why capture is off. */
+static void say(const char *why)
+{
+	fprintf(stderr, "streamtrace: %s\n", why);
+}
+
+static const char *mem_kind(unsigned k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "PAGEABLE";
+	case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "PINNED";
+	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+	case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "DEVICE";
+	case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+	case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "MANAGED";
+	default: return "UNKNOWN";
+	}
+}
+
+static const char *copy_dir(unsigned k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "H2D";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "D2H";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "D2D";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "H2H";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "P2P";
+	default: return "UNKNOWN";
+	}
+}
+
+static const char *sync_type(unsigned t)
+{
+	switch (t) {
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "event";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "wait";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "stream";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "context";
+	default: return "unknown";
+	}
+}
+
+/* Copy s into a fresh string with tabs and newlines made spaces, so one
+ * record stays one line. */
+static char *clean_dup(const char *s)
+{
+	char *d = strdup(s ? s : "?");
+	for (char *p = d; p && *p; p++)
+		if (*p == '\t' || *p == '\n' || *p == '\r')
+			*p = ' ';
+	return d;
+}
+
+/* Runtime API name without CUPTI's version suffix: "cudaMemcpy_v3020" and
+ * "cudaMemcpyAsync_ptsz_v7000" become "cudaMemcpy", "cudaMemcpyAsync". */
+static const char *api_name(uint32_t cbid)
+{
+	const char *raw = NULL;
+	if (cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && api_names[cbid])
+		return api_names[cbid];
+	if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &raw) !=
+	    CUPTI_SUCCESS || !raw)
+		return "unknown";
+	char *n = clean_dup(raw);
+	char *cut;
+	if ((cut = strstr(n, "_ptsz")) || (cut = strstr(n, "_ptds")))
+		*cut = 0;
+	for (char *v = strstr(n, "_v"); v; v = strstr(v + 1, "_v"))
+		if (v[2] >= '0' && v[2] <= '9') {
+			*v = 0;
+			break;
+		}
+	if (cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+		api_names[cbid] = n;
+	return n;
+}
+
+/* Kernel name, demangled when libstdc++'s __cxa_demangle is in the process
+ * (it is in every nvcc-built program); otherwise the mangled name. */
+static const char *kernel_name(const char *mangled)
+{
+	static demangle_fn demangle;
+	static int looked;
+	if (!mangled)
+		return "?";
+	for (size_t i = 0; i < dm_n; i++)
+		if (dm_cache[i].mangled == mangled)
+			return dm_cache[i].name;
+	if (!looked) {
+		demangle = (demangle_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		looked = 1;
+	}
+	char *name = NULL;
+	int status = -1;
+	if (demangle && mangled[0] == '_' && mangled[1] == 'Z') {
+		char *d = demangle(mangled, NULL, NULL, &status);
+		if (d && status == 0) {
+			name = clean_dup(d);
+		}
+		free(d);
+	}
+	if (!name)
+		name = clean_dup(mangled);
+	if (dm_n == dm_cap) {
+		size_t cap = dm_cap ? dm_cap * 2 : 64;
+		struct demangled *c = realloc(dm_cache, cap * sizeof *c);
+		if (!c)
+			return name; /* leaks one name; harmless */
+		dm_cache = c;
+		dm_cap = cap;
+	}
+	dm_cache[dm_n].mangled = mangled;
+	dm_cache[dm_n].name = name;
+	dm_n++;
+	return name;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing records (called with `lock` held)                                 */
+/* ------------------------------------------------------------------------ */
+
+static void write_stream(uint32_t id, const char *what)
+{
+	fprintf(out, "stream\t%u\t%s\n", id, what);
+}
+
+/* Pair NVTX start and end markers by id into one `nvtx` line. */
+static void write_marker(const CUpti_ActivityMarker2 *m)
+{
+	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+		if (nvtx_nopen == NVTX_OPEN_MAX) {
+			ndropped++;
+			return;
+		}
+		struct nvtx_open *o = &nvtx_open[nvtx_nopen++];
+		o->id = m->id;
+		o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD
+				 ? m->objectId.pt.threadId : 0;
+		o->start = m->timestamp;
+		o->name = clean_dup(m->name);
+		return;
+	}
+	if (!(m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END))
+		return; /* instantaneous marks: not ranges */
+	for (int i = nvtx_nopen - 1; i >= 0; i--) {
+		struct nvtx_open *o = &nvtx_open[i];
+		if (o->id != m->id)
+			continue;
+		fprintf(out, "nvtx\t%llu\t%llu\t%u\t%s\n", o->start,
+			(ull)m->timestamp, o->tid, o->name);
+		nrecords++;
+		free(o->name);
+		*o = nvtx_open[--nvtx_nopen];
+		return;
+	}
+}
+
+static void write_record(const CUpti_Activity *rec)
+{
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_MEMCPY: {
+		const CUpti_ActivityMemcpy6 *m = (const void *)rec;
+		fprintf(out, "copy\t%llu\t%llu\t%u\t%s\t%llu\t%s\t%s\t%d\t%u\n",
+			(ull)m->start, (ull)m->end, m->streamId,
+			copy_dir(m->copyKind), (ull)m->bytes,
+			mem_kind(m->srcKind), mem_kind(m->dstKind),
+			(m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0,
+			m->correlationId);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+		const CUpti_ActivityMemcpyPtoP4 *m = (const void *)rec;
+		fprintf(out, "copy\t%llu\t%llu\t%u\tP2P\t%llu\t%s\t%s\t%d\t%u\n",
+			(ull)m->start, (ull)m->end, m->streamId, (ull)m->bytes,
+			mem_kind(m->srcKind), mem_kind(m->dstKind),
+			(m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0,
+			m->correlationId);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMSET: {
+		const CUpti_ActivityMemset4 *m = (const void *)rec;
+		fprintf(out, "memset\t%llu\t%llu\t%u\t%llu\t%s\t%u\n",
+			(ull)m->start, (ull)m->end, m->streamId, (ull)m->bytes,
+			mem_kind(m->memoryKind), m->correlationId);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+		const CUpti_ActivityKernel10 *k = (const void *)rec;
+		fprintf(out, "kernel\t%llu\t%llu\t%u\t%d,%d,%d\t%d,%d,%d\t%u\t%s\n",
+			(ull)k->start, (ull)k->end, k->streamId, k->gridX,
+			k->gridY, k->gridZ, k->blockX, k->blockY, k->blockZ,
+			k->correlationId, kernel_name(k->name));
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+		const CUpti_ActivitySynchronization2 *s = (const void *)rec;
+		if (s->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+			fprintf(out, "sync\t%llu\t%llu\t-\t%s\t%u\n",
+				(ull)s->start, (ull)s->end, sync_type(s->type),
+				s->correlationId);
+		else
+			fprintf(out, "sync\t%llu\t%llu\t%u\t%s\t%u\n",
+				(ull)s->start, (ull)s->end, s->streamId,
+				sync_type(s->type), s->correlationId);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+		const CUpti_ActivityCudaEvent2 *e = (const void *)rec;
+		fprintf(out, "event\t%llu\t%u\t%u\t%u\n", (ull)e->deviceTimestamp,
+			e->streamId, e->eventId, e->correlationId);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_RUNTIME: {
+		const CUpti_ActivityAPI *a = (const void *)rec;
+		fprintf(out, "api\t%llu\t%llu\t%u\t%u\t%s\n", (ull)a->start,
+			(ull)a->end, a->threadId, a->correlationId,
+			api_name(a->cbid));
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MARKER:
+		write_marker((const void *)rec);
+		return; /* counted when the range closes */
+	case CUPTI_ACTIVITY_KIND_STREAM: {
+		const CUpti_ActivityStream *s = (const void *)rec;
+		unsigned f = s->flag & CUPTI_ACTIVITY_STREAM_CREATE_MASK;
+		write_stream(s->streamId,
+			     f == CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL ? "default"
+									: "created");
+		return; /* a declaration, not a record */
+	}
+	default:
+		return;
+	}
+	nrecords++;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CUPTI buffers                                                             */
+/* ------------------------------------------------------------------------ */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size,
+				      size_t *max_records)
+{
+	*buffer = aligned_alloc(8, BUF_SIZE);
+	*size = *buffer ? BUF_SIZE : 0;
+	*max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
+				      uint8_t *buffer, size_t size, size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	size_t dropped = 0;
+	(void)size;
+	pthread_mutex_lock(&lock);
+	while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+		if (closed || !out)
+			ndropped++;
+		else
+			write_record(rec);
+	}
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) ==
+	    CUPTI_SUCCESS)
+		ndropped += dropped;
+	pthread_mutex_unlock(&lock);
+	free(buffer);
+}
+
+static void flush_all(void)
+{
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device facts, read through the driver already loaded in the process       */
+/* ------------------------------------------------------------------------ */
+
+typedef int (*cu_device_get_fn)(int *, int);
+typedef int (*cu_device_get_name_fn)(char *, int, int);
+typedef int (*cu_device_get_attribute_fn)(int *, int, int);
+
+/* Write device name, copy engines and SM count of the context's device. */
+static void write_device_meta(CUcontext ctx)
+{
+	uint32_t ordinal = 0;
+	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!cuda || cuptiGetDeviceId(ctx, &ordinal) != CUPTI_SUCCESS)
+		return;
+	cu_device_get_fn get = (cu_device_get_fn)(uintptr_t)dlsym(cuda, "cuDeviceGet");
+	cu_device_get_name_fn get_name =
+		(cu_device_get_name_fn)(uintptr_t)dlsym(cuda, "cuDeviceGetName");
+	cu_device_get_attribute_fn get_attr =
+		(cu_device_get_attribute_fn)(uintptr_t)dlsym(cuda, "cuDeviceGetAttribute");
+	int dev = 0, engines = -1, sms = -1;
+	char name[256] = "?";
+	if (!get || !get_name || !get_attr || get(&dev, (int)ordinal) != 0)
+		return;
+	get_name(name, sizeof name, dev);
+	get_attr(&engines, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, dev);
+	get_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+	char *clean = clean_dup(name);
+	fprintf(out, "meta\tdevice\t%s\nmeta\tdevice_id\t%u\n", clean, ordinal);
+	fprintf(out, "meta\tcopy_engines\t%d\nmeta\tsm_count\t%d\n", engines, sms);
+	free(clean);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Callbacks: contexts, streams, cudaDeviceReset                             */
+/* ------------------------------------------------------------------------ */
+
+static void on_context(CUcontext ctx)
+{
+	uint32_t id;
+	pthread_mutex_lock(&lock);
+	if (out && !closed) {
+		if (!saw_context)
+			write_device_meta(ctx);
+		/* The legacy default (NULL) stream: checkers ask "did this run
+		 * on the default stream or on one the program created?" */
+		if (cuptiGetStreamIdEx(ctx, NULL, 0, &id) == CUPTI_SUCCESS) {
+			write_stream(id, "default");
+			fprintf(out, "meta\tdefault_stream\t%u\n", id);
+		}
+	}
+	saw_context = 1;
+	pthread_mutex_unlock(&lock);
+}
+
+static void on_stream(CUcontext ctx, CUstream stream)
+{
+	uint32_t id;
+	if (cuptiGetStreamIdEx(ctx, stream, 0, &id) != CUPTI_SUCCESS)
+		return;
+	pthread_mutex_lock(&lock);
+	if (out && !closed)
+		write_stream(id, "created");
+	pthread_mutex_unlock(&lock);
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
+				 CUpti_CallbackId cbid, const void *data)
+{
+	(void)userdata;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+		const CUpti_CallbackData *cd = data;
+		if (cd->callbackSite == CUPTI_API_ENTER)
+			flush_all(); /* the reset throws away undelivered records */
+		return;
+	}
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE)
+		return;
+	const CUpti_ResourceData *rd = data;
+	switch (cbid) {
+	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+		on_context(rd->context);
+		break;
+	case CUPTI_CBID_RESOURCE_STREAM_CREATED:
+		on_stream(rd->context, rd->resourceHandle.stream);
+		break;
+	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+		flush_all();
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Start and finish                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Flush CUPTI and close the file with its `end` line. */
+static void at_exit(void)
+{
+	if (!active)
+		return;
+	flush_all();
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < nvtx_nopen; i++)
+		free(nvtx_open[i].name);
+	nvtx_unclosed += (ull)nvtx_nopen;
+	nvtx_nopen = 0;
+	if (out && !closed) {
+		if (nvtx_unclosed)
+			fprintf(out, "meta\tnvtx_unclosed\t%llu\n", nvtx_unclosed);
+		fprintf(out, "end\t%llu\t%llu\n", nrecords, ndropped);
+		fclose(out);
+		out = NULL;
+		closed = 1;
+		if (!saw_context) {
+			/* Nothing ran on a GPU: leave no empty trace behind. */
+			unlink(out_path);
+			if (!getenv("STREAMTRACE_FROM_CLI"))
+				say("the program created no CUDA context (no device, "
+				    "or no GPU work): no trace written");
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Write the header and the meta lines known before any GPU work. */
+static void write_header(void)
+{
+	uint32_t version = 0;
+	char buf[4096];
+	cuptiGetVersion(&version);
+	fprintf(out, "streamtrace 1\n");
+	fprintf(out, "meta\tclock\tcupti_ns\n");
+	fprintf(out, "meta\tcupti_version\t%u\n", version);
+	fprintf(out, "meta\tpid\t%d\n", (int)getpid());
+	FILE *f = fopen("/proc/self/cmdline", "r");
+	if (f) {
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		for (size_t i = 0; i + 1 < n; i++)
+			if (buf[i] == 0 || buf[i] == '\t' || buf[i] == '\n')
+				buf[i] = ' ';
+		buf[n] = 0;
+		fprintf(out, "meta\targv\t%s\n", buf);
+	}
+}
+
+static const CUpti_ActivityKind kinds[] = {
+	CUPTI_ACTIVITY_KIND_MEMCPY,         CUPTI_ACTIVITY_KIND_MEMCPY2,
+	CUPTI_ACTIVITY_KIND_MEMSET,         CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+	CUPTI_ACTIVITY_KIND_RUNTIME,        CUPTI_ACTIVITY_KIND_MARKER,
+	CUPTI_ACTIVITY_KIND_STREAM,
+};
+
+/* Entry point called by the CUDA driver. Always returns 1 (success): a
+ * tracer that cannot trace must still let the program run. */
+int InitializeInjection(void)
+{
+	uint32_t version = 0;
+	CUptiResult r;
+	const char *path = getenv("STREAMTRACE_OUT");
+
+	if (active)
+		return 1;
+	if (cuptiGetVersion(&version) != CUPTI_SUCCESS) {
+		say("cannot load libcupti; running untraced");
+		return 1;
+	}
+	/* The record layouts we read (Kernel10, Memcpy6, ...) are those of
+	 * the CUPTI major release we were built with; an older one differs. */
+	if (version < CUPTI_API_VERSION / 10000 * 10000) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "libcupti API version %u is older than "
+			 "the %d this library was built for; running untraced",
+			 version, CUPTI_API_VERSION);
+		say(msg);
+		return 1;
+	}
+	r = cuptiSubscribe(&subscriber, on_callback, NULL);
+	if (r != CUPTI_SUCCESS) {
+		const char *s = NULL;
+		cuptiGetResultString(r, &s);
+		char msg[200];
+		snprintf(msg, sizeof msg, "%s; running untraced",
+			 r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+				 ? "CUPTI is already in use by another tool (a profiler?)"
+				 : (s ? s : "cannot subscribe to CUPTI"));
+		say(msg);
+		return 1;
+	}
+	out_path = strdup(path && *path ? path : "streamtrace.trace");
+	out = fopen(out_path, "w");
+	if (!out) {
+		char msg[300];
+		snprintf(msg, sizeof msg, "cannot write %s; running untraced", out_path);
+		say(msg);
+		cuptiUnsubscribe(subscriber);
+		return 1;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	write_header();
+	cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE);
+	cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+	cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (cuptiActivityEnable(kinds[i]) != CUPTI_SUCCESS)
+			fprintf(out, "meta\tnot_recorded\t%d\n", (int)kinds[i]);
+	/* NVTX calls made later still find CUPTI, even without the CLI. */
+	if (!getenv("NVTX_INJECTION64_PATH") && *STREAMTRACE_CUPTI_PATH)
+		setenv("NVTX_INJECTION64_PATH", STREAMTRACE_CUPTI_PATH, 0);
+	active = 1;
+	atexit(at_exit);
+	return 1;
+}
