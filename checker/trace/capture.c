@@ -303,9 +303,10 @@ static void write_record(const CUpti_Activity *rec)
 	case CUPTI_ACTIVITY_KIND_STREAM: {
 		const CUpti_ActivityStream *s = (const void *)rec;
 		unsigned f = s->flag & CUPTI_ACTIVITY_STREAM_CREATE_MASK;
-		write_stream(s->streamId,
-			     f == CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL ? "default"
-									: "created");
+		/* Only the NULL stream: the others include the runtime's own
+		 * internal streams; the program's come from on_stream(). */
+		if (f == CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL)
+			write_stream(s->streamId, "default");
 		return; /* a declaration, not a record */
 	}
 	default:
