@@ -1,0 +1,69 @@
+# Makefile -- CUDA Stream Labs. `make help` lists the targets.
+#
+# Each lab folder has its own Makefile (common/lab.mk); this one builds and
+# checks them all. Quiet by default: V=1 shows the commands.
+
+.DEFAULT_GOAL := all
+include common/cuda.mk
+.DELETE_ON_ERROR:
+
+LAB_DIRS := $(patsubst %/,%,$(wildcard labs/[0-9][0-9]-*/))
+SOL_DIRS := $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/))
+BATS_VENDOR := checker/vendor/node_modules/bats/bin/bats
+CHECK_ARGS = $(if $(REPORT),--report $(REPORT)) $(LAB)
+SUB := $(MAKE) --no-print-directory
+
+.PHONY: all labs solutions tools check check-solutions test slides trace \
+	deps bats clean help $(LAB_DIRS) $(SOL_DIRS)
+
+all: labs solutions tools                      ## build every starter, solution and tool
+
+labs: $(LAB_DIRS)
+solutions: $(SOL_DIRS)
+$(LAB_DIRS) $(SOL_DIRS):
+	@$(SUB) -C $@
+
+tools:                                         ## build the trace tool
+	@$(SUB) -C checker/trace
+
+check: tools bats                              ## check the labs in labs/ (LAB=01 for one, REPORT=tap|junit)
+	@checker/run-checks --tree labs $(CHECK_ARGS)
+
+check-solutions: tools bats                    ## the same checks on solutions/
+	@checker/run-checks --tree solutions $(CHECK_ARGS)
+
+test: tools bats                               ## the kit's own tests (mutants and all)
+	@checker/run-checks --kit
+
+slides:                                        ## build the decks to slides/build/*.html
+	@$(SUB) -C slides
+
+trace:                                         ## timeline of a lab's run: make trace LAB=01
+	@test -n "$(LAB)" || { echo "which lab? make trace LAB=01" >&2; exit 2; }
+	@d=$$(ls -d labs/$(LAB)* 2>/dev/null | head -n 1); \
+	 test -n "$$d" || { echo "no lab matches LAB=$(LAB)" >&2; exit 2; }; \
+	 $(SUB) -C $$d trace
+
+# Bats: the pinned copy (make deps), else the machine's own bats.
+bats:
+	@[ -x $(BATS_VENDOR) ] || command -v bats >/dev/null || $(SUB) deps
+
+deps: $(BATS_VENDOR)                           ## install the pinned bats (npm)
+$(BATS_VENDOR): checker/vendor/package.json checker/vendor/package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: install Node.js and npm, or Debian's bats" >&2; exit 1; }
+	$(Q)npm ci --prefix checker/vendor --no-audit --no-fund --loglevel=error
+	@touch $@
+
+CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace slides)
+.PHONY: $(CLEAN_DIRS)
+clean: $(CLEAN_DIRS)                           ## remove what make built
+	rm -rf build reports
+$(CLEAN_DIRS):
+	@$(SUB) -C $(basename $@) clean >/dev/null
+
+help:                                          ## this list
+	@echo "CUDA Stream Labs -- make targets:"
+	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | \
+	 sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 24
+	@echo "options: V=1 (show commands), CUDA_ARCH=90, NVTX=0, LAB=NN, REPORT=tap|junit"
+	@echo "in a lab folder: make, make run, make check, make trace"

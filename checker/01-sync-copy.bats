@@ -1,0 +1,172 @@
+#!/usr/bin/env bats
+# 01-sync-copy.bats -- the checks of lab 01 (sync copy).
+# Run from the lab folder with `make check`, or `make check LAB=01` at the top.
+# The program runs once under the trace tool; each check reads that run.
+
+bats_require_minimum_version 1.5.0
+LAB_ID=01-sync-copy
+PROG=sync_copy
+load lib/checks
+
+setup_file() {
+    build_lab
+    run_lab main --trace
+    run_lab badopt -- --frobnicate
+    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+}
+
+# elements and bytes as the program announced them ("sync_copy: N elements ...")
+elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.out"; }
+
+@test "the program builds without warnings" {
+    if ! built_ok; then
+        sed -n '/error/{p}' "$RUNS/build.log" | head -n 5 | sed 's/^/note: /'
+        say_fail "make builds ./$PROG" "the build failed" \
+            "read the first error above; the line number points into $PROG.cu"
+    fi
+    if grep -qi 'warning' "$RUNS/build.log"; then
+        grep -i -m 3 'warning' "$RUNS/build.log" | sed 's/^/note: /'
+        say_fail "no compiler warnings" "warnings (above)" "warnings are often bugs: fix them"
+    fi
+}
+
+@test "it runs to the end and exits 0" {
+    need_run main
+    local rc
+    rc=$(rc_of main)
+    [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
+        "the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
+        "a CUDA error names the file:line and the call; a wrong result is the next check"
+}
+
+@test "every element of the result is right" {
+    need_run main
+    grep -q '^RESULT: verified' "$RUNS/main.out" || say_fail \
+        "RESULT: verified all $(elements) elements" \
+        "$(grep -m 1 '^RESULT' "$RUNS/main.out" || echo 'no RESULT line')" \
+        "elements at the end wrong: does the grid cover all n (TODO 3)? All wrong: are the copies the right size and direction?"
+}
+
+@test "it reports the H2D, kernel and D2H times and bandwidths" {
+    need_run main
+    local k v ms gbps n
+    for k in h2d_ms h2d_gbps kernel_ms d2h_ms d2h_gbps launch_ms launch_sync_ms; do
+        v=$(need_figure main "$k") || return 1
+        is_true 'v > 0' v="$v" || say_fail "$k above 0" "$k = $v" \
+            "a time of 0 means the events were not recorded around the work"
+    done
+    n=$(elements)
+    for k in h2d d2h; do
+        ms=$(figure main ${k}_ms) gbps=$(figure main ${k}_gbps)
+        is_true 'g > 0.05 && g < 2000 && g / (4 * n / (ms * 1e6)) > 0.98 && g / (4 * n / (ms * 1e6)) < 1.02' \
+            g="$gbps" n="$n" ms="$ms" || say_fail \
+            "${k}_gbps = bytes / time, between 0.05 and 2000 GB/s" \
+            "${k}_gbps = $gbps for $((4 * n)) bytes in $ms ms" \
+            "GB/s is bytes / (ms * 1e6)"
+    done
+}
+
+@test "the copy times agree with what the GPU recorded" {
+    need_run main
+    need_trace main
+    local k ms traced
+    for k in h2d d2h; do
+        ms=$(figure main ${k}_ms)
+        traced=$(tq main total "$k")
+        is_true 'ms >= 0.8 * t && ms <= 1.25 * t + 0.05' ms="$ms" t="$traced" || say_fail \
+            "${k}_ms within -20%/+25% of the traced copy time, $(fmt "$traced") ms" \
+            "${k}_ms = $ms" \
+            "record the start event right before the copy and the stop event right after it"
+    done
+}
+
+@test "the kernel time covers the kernel's whole run" {
+    need_run main
+    need_trace main
+    local ms traced
+    ms=$(need_figure main kernel_ms) || return 1
+    # kernel 2 of 3 is the one timed with events (1 is the warm-up)
+    traced=$(tq main durations kernel | sed -n 2p)
+    [ -n "$traced" ] || say_fail "3 kernel runs in the trace (warm-up, timed, launch demo)" \
+        "$(tq main count kernel) kernels" "keep the three scramble() calls"
+    is_true 'ms >= 0.8 * t && ms <= 1.25 * t + 0.05' ms="$ms" t="$traced" || say_fail \
+        "kernel_ms near the kernel's traced duration, $(fmt "$traced") ms" \
+        "kernel_ms = $ms" \
+        "a launch returns at once: wait for the stop event (cudaEventSynchronize) before reading the time"
+}
+
+@test "a launch returns before its kernel has finished" {
+    need_run main
+    local l ls
+    l=$(need_figure main launch_ms) || return 1
+    ls=$(need_figure main launch_sync_ms) || return 1
+    is_true 'l < 0.25 * ls' l="$l" ls="$ls" || say_fail \
+        "launch_ms far below launch_sync_ms (under a quarter of it)" \
+        "launch_ms = $l, launch_sync_ms = $ls" \
+        "launch_ms must time the launch alone; the wait (cudaDeviceSynchronize) comes after t1"
+    if need_trace main >/dev/null; then
+        local k
+        k=$(tq main durations kernel | sed -n 3p)
+        is_true 'ls >= 0.8 * k' ls="$ls" k="$k" || say_fail \
+            "launch_sync_ms at least the kernel's traced run, $(fmt "$k") ms" \
+            "launch_sync_ms = $ls" \
+            "synchronize after the launch (TODO 6), so the host waits for the kernel"
+    fi
+}
+
+@test "all work ran on the default stream, one thing at a time" {
+    need_run main
+    need_trace main
+    local streams ov
+    streams=$(tq main streams gpu | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+    [ "$streams" = "default " ] || say_fail "every copy and kernel on the default stream" \
+        "streams: $streams" "lab 01 uses no streams of its own: cudaMemcpy and <<<grid, block>>>"
+    ov=$(tq main overlap copy kernel | awk '{ print $1 }')
+    is_true 'ov == 0' ov="$ov" || say_fail "no copy overlapping a kernel" \
+        "$(fmt "$ov") ms of overlap" "the default stream runs one thing after another"
+    [ "$(tq main order h2d kernel)" = before ] || say_fail \
+        "the H2D copy before the first kernel" "$(tq main order h2d kernel)" \
+        "copy the input in (TODO 2) before launching"
+}
+
+@test "the copies are synchronous cudaMemcpy from pageable memory" {
+    need_run main
+    need_trace main
+    local pageable calls
+    pageable=$(( $(tq main count h2d --mem PAGEABLE) + $(tq main count d2h --mem PAGEABLE) ))
+    calls=$(tq main count api:cudaMemcpy)
+    [ "$pageable" = 2 ] && [ "$calls" = 2 ] || say_fail \
+        "2 cudaMemcpy calls, both copies from/to pageable (malloc) memory" \
+        "$calls cudaMemcpy calls, $pageable pageable copies" \
+        "lab 01 copies from malloc'd memory with cudaMemcpy; pinned memory is lab 03"
+}
+
+@test "all of the result is copied back to the host" {
+    need_run main
+    need_trace main
+    local want got
+    want=$((4 * $(elements)))
+    got=$(tq main bytes d2h)
+    [ "$got" = "$want" ] || say_fail "$want bytes copied device -> host (n * sizeof(uint32_t))" \
+        "$got bytes" "cudaMemcpy counts bytes, not elements"
+}
+
+@test "a bad option is refused with usage and exit status 2" {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of badopt)
+    [ "$rc" = 2 ] && grep -qi usage "$RUNS/badopt.err" || say_fail \
+        "exit status 2 and a usage line on stderr for --frobnicate" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/badopt.err")" \
+        "keep parse_args as given"
+}
+
+@test "without a CUDA device it says why and exits 77" {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of nodev)
+    [ "$rc" = 77 ] && grep -q 'no usable CUDA device' "$RUNS/nodev.err" || say_fail \
+        "exit status 77 and 'no usable CUDA device: ...' with CUDA_VISIBLE_DEVICES=''" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/nodev.err")" \
+        "call lab_pick_device() before any other CUDA call"
+}

@@ -1,0 +1,162 @@
+# checker/lib/checks.bash -- what every lab's checker shares.
+#
+# A lab's .bats file sets LAB_ID and PROG, loads this file, builds and runs the
+# program once in setup_file (run_lab), and then each @test inspects what that
+# run left behind: its exit status, output, figures and trace. So the checks
+# are fast, and every check sees the same run. checker/README.md describes the
+# contract between lab programs and this file.
+#
+# LAB_DIR   the folder with the program to check (default: labs/$LAB_ID)
+# RUN_TIMEOUT   seconds one run of the program may take (default 60)
+
+KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+LAB_DIR="${LAB_DIR:-$KIT_ROOT/labs/$LAB_ID}"
+RUN_TIMEOUT="${RUN_TIMEOUT:-60}"
+STREAMTRACE="${STREAMTRACE:-$KIT_ROOT/checker/trace/streamtrace}"
+
+# Where setup_file keeps the runs. BATS_FILE_TMPDIR exists from bats 1.4 on.
+RUNS="${BATS_FILE_TMPDIR:-${BATS_TMPDIR:-/tmp}}/runs"
+
+# ------------------------------------------------------------ building
+
+# Build the program (quietly); keep the log and status. Call from setup_file.
+build_lab() {
+    mkdir -p "$RUNS"
+    make --no-print-directory -C "$LAB_DIR" "$PROG" >"$RUNS/build.log" 2>&1
+    echo $? >"$RUNS/build.rc"
+}
+
+built_ok() { [ "$(cat "$RUNS/build.rc" 2>/dev/null)" = 0 ]; }
+
+# ------------------------------------------------------------ running
+
+# run_lab NAME [--trace] [--env VAR=VALUE]... -- ARGS...
+# Run the built program once under a timeout (and under the trace tool with
+# --trace); keep NAME.out, NAME.err, NAME.rc and NAME.trace in $RUNS.
+run_lab() {
+    local name=$1 trace=0 envs=() rc
+    shift
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --trace) trace=1 ;;
+            --env) envs+=("$2"); shift ;;
+            --) shift; break ;;
+        esac
+        shift
+    done
+    mkdir -p "$RUNS"
+    built_ok || return 0
+    local cmd=("$LAB_DIR/$PROG" "$@")
+    # without the trace tool the run goes on untraced: need_trace says why
+    if [ "$trace" = 1 ] && [ -x "$STREAMTRACE" ]; then
+        cmd=("$STREAMTRACE" run -o "$RUNS/$name.trace" -- "${cmd[@]}")
+    fi
+    rc=0
+    env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" \
+        >"$RUNS/$name.out" 2>"$RUNS/$name.err" || rc=$?
+    echo "$rc" >"$RUNS/$name.rc"
+}
+
+rc_of() { cat "$RUNS/$1.rc" 2>/dev/null; }
+
+# Say what happened to a run in a few words: "exited 0", "crashed (SIGSEGV)"...
+describe_exit() {
+    local rc=$1
+    case $rc in
+        124|137) echo "did not finish in $RUN_TIMEOUT s (it hangs, or waits forever)" ;;
+        77) echo "exited 77 (no CUDA device)" ;;
+        "") echo "was not run" ;;
+        *) if [ "$rc" -gt 128 ]; then
+               echo "crashed (SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))))"
+           else
+               echo "exited $rc"
+           fi ;;
+    esac
+}
+
+# ------------------------------------------------------------ verdicts
+
+# say_fail EXPECTED SEEN HINT: print the three lines a student reads, fail.
+say_fail() {
+    echo "expected: $1"
+    echo "seen:     $2"
+    [ -n "${3:-}" ] && echo "hint:     $3"
+    return 1
+}
+
+# The program reached a TODO that is still empty, or crashed, or hung: every
+# check that needs its run says so in the same words, instead of failing on a
+# missing figure. No device: skip with the program's own reason.
+need_run() {
+    local name=${1:-main} rc todo
+    if ! built_ok; then
+        echo "not checked: the program did not build (see the first check)"
+        return 1
+    fi
+    rc=$(rc_of "$name")
+    if [ "$rc" = 77 ]; then
+        skip "no CUDA device: $(head -n 1 "$RUNS/$name.err" | sed 's/^no usable CUDA device: //')"
+    fi
+    todo=$(grep -m 1 '^TODO(' "$RUNS/$name.err" 2>/dev/null)
+    if [ -n "$todo" ]; then
+        echo "not checked: the program stopped at $todo"
+        return 1
+    fi
+    case $rc in
+        0|1) return 0 ;;
+        *) echo "not checked: the program $(describe_exit "$rc")"
+           sed -n '1,5s/^/          /p' "$RUNS/$name.err"
+           return 1 ;;
+    esac
+}
+
+# figure NAME KEY: the value the program printed as "KEY = value" (or nothing).
+figure() {
+    awk -v k="$2" '$1 == k && $2 == "=" { print $3; exit }' "$RUNS/$1.out"
+}
+
+# need_figure NAME KEY: like figure, but fails the check when it is missing.
+need_figure() {
+    local v
+    v=$(figure "$1" "$2")
+    if [ -z "$v" ]; then
+        say_fail "a line \"$2 = <number>\" in the output" "no such line" \
+            "keep the lab_figure(\"$2\", ...) call that prints it" >&2
+        return 1
+    fi
+    echo "$v"
+}
+
+# is_true EXPR [VAR=VALUE...]: evaluate a comparison of numbers with awk.
+#   is_true 'a < 0.25 * b' a=0.1 b=2
+is_true() {
+    local expr=$1
+    shift
+    awk "$(printf -- '-v %s ' "$@") BEGIN { exit !($expr) }" </dev/null
+}
+
+# fmt NUMBER: a number as a student reads it (4 significant digits).
+fmt() { awk -v x="$1" 'BEGIN { printf "%.4g", x }'; }
+
+# ------------------------------------------------------------ the trace
+
+# tq NAME QUESTION ARGS...: ask the trace of run NAME a question.
+tq() {
+    local name=$1
+    shift
+    "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err"
+}
+
+# need_trace NAME: the run was traced; otherwise say why not and fail.
+need_trace() {
+    local name=${1:-main}
+    if [ ! -x "$STREAMTRACE" ]; then
+        echo "not checked: the trace tool is not built (make -C checker/trace)"
+        return 1
+    fi
+    if [ ! -s "$RUNS/$name.trace" ]; then
+        echo "not checked: the run left no trace"
+        sed -n '1,3s/^/          /p' "$RUNS/$name.err"
+        return 1
+    fi
+}

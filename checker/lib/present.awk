@@ -1,0 +1,62 @@
+# present.awk -- turn bats' TAP stream into the lines a student reads.
+#
+#   ok    the program builds without warnings
+#   FAIL  every element of the result is right
+#           expected: ...   seen: ...   hint: ...
+#   skip  the copies overlap -- no CUDA device: ...
+#   9 passed, 1 failed, 1 skipped
+#
+# Of a failed check's diagnostics it shows only the checker's own lines
+# (expected/seen/hint/not checked and their indented continuations); where a
+# check printed none of those, it shows everything bats printed, so a fault in
+# the checker itself is never hidden. Variables: color=1 for ANSI colours.
+# The counts are also written to the file named by -v counts=FILE.
+
+function flush(   i, shown) {
+    if (!failing) return
+    shown = 0
+    for (i = 1; i <= ndiag; i++)
+        if (diag[i] ~ /^(expected|seen|hint|not checked|note):/ || diag[i] ~ /^          /) {
+            print "          " diag[i]; shown++
+        }
+    if (!shown)
+        for (i = 1; i <= ndiag; i++) print "          " diag[i]
+    failing = 0; ndiag = 0
+}
+function paint(code, text) { return color ? "\033[" code "m" text "\033[0m" : text }
+
+BEGIN { passed = failed = skipped = 0 }
+/^1\.\.[0-9]+/ { next }
+/^ok [0-9]+ / {
+    flush()
+    line = $0; sub(/^ok [0-9]+ /, "", line)
+    if (line ~ / # [sS][kK][iI][pP]/) {
+        reason = line; sub(/^.* # [sS][kK][iI][pP] ?/, "", reason)
+        sub(/ # [sS][kK][iI][pP].*$/, "", line)
+        # a reason shared by a run of skips is shown once
+        print "  " paint("33", "skip") "  " line (reason != "" && reason != lastreason ? " -- " reason : "")
+        lastreason = reason
+        skipped++
+    } else {
+        print "  " paint("32", "ok  ") "  " line
+        passed++
+    }
+    next
+}
+/^not ok [0-9]+ / {
+    flush()
+    line = $0; sub(/^not ok [0-9]+ /, "", line)
+    print "  " paint("31", "FAIL") "  " line
+    failed++; failing = 1; ndiag = 0
+    next
+}
+/^# / || /^#$/ {
+    if (failing) { d = $0; sub(/^# ?/, "", d); diag[++ndiag] = d }
+    next
+}
+{ if (failing) diag[++ndiag] = $0 }
+END {
+    flush()
+    print "  " passed " passed, " failed " failed, " skipped " skipped"
+    if (counts != "") print passed, failed, skipped > counts
+}

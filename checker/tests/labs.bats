@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# labs.bats -- every lab is complete, builds cleanly, and its checker can tell
+# right from wrong: on a GPU the solution passes every check, the unmodified
+# starter fails, and every mutant (a planted student mistake) fails the check
+# its patch names. Results are also written to build/selftest-gpu.txt.
+
+bats_require_minimum_version 1.5.0
+load ../lib/kit
+
+setup_file() {
+    build_progs
+    build_variants
+}
+
+@test "every lab has a starter, solution, README, checker, deck and three mutants" {
+    local id prog missing=""
+    for id in $(lab_ids); do
+        prog=$(prog_of "$id")
+        for f in "labs/$id/$prog.cu" "labs/$id/Makefile" "labs/$id/README.md" \
+                 "solutions/$id/$prog.cu" "solutions/$id/Makefile" \
+                 "checker/$id.bats" "slides/$id.md"; do
+            [ -f "$KIT_ROOT/$f" ] || missing+=" $f"
+        done
+        [ "$(ls "$KIT_ROOT/checker/mutants/$id"/*.patch 2>/dev/null | wc -l)" -ge 3 ] ||
+            missing+=" checker/mutants/$id/(3 patches)"
+    done
+    echo "missing:$missing"
+    [ -z "$missing" ]
+}
+
+@test "every mutant patch applies and names a check of its lab's checker" {
+    local p id check bad=""
+    for p in "$KIT_ROOT"/checker/mutants/*/*.patch; do
+        id=$(basename "$(dirname "$p")")
+        check=$(expected_check "$p")
+        [ -f "$KIT_BUILD/variants/$id/mut-$(basename "$p" .patch)/patch.failed" ] &&
+            bad+=$'\n'"$id/$(basename "$p"): does not apply to the solution"
+        grep -qF "@test \"$check\"" "$KIT_ROOT/checker/$id.bats" ||
+            bad+=$'\n'"$id/$(basename "$p"): names no check of $id.bats: '$check'"
+    done
+    echo "${bad:-all apply}"
+    [ -z "$bad" ]
+}
+
+@test "every starter, solution and mutant builds without warnings" {
+    local v bad=""
+    for v in $(variant_dirs); do
+        if [ "$(cat "$KIT_BUILD/variants/$v/build.rc")" != 0 ]; then
+            bad+=$'\n'"$v: build failed"$'\n'"$(head -n 5 "$KIT_BUILD/variants/$v/build.log")"
+        elif grep -qi warning "$KIT_BUILD/variants/$v/build.log"; then
+            bad+=$'\n'"$v: warnings"$'\n'"$(grep -i -m 3 warning "$KIT_BUILD/variants/$v/build.log")"
+        fi
+    done
+    echo "${bad:-$(variant_dirs | wc -l) variants built cleanly}"
+    [ -z "$bad" ]
+}
+
+# summary line of one variant's checks: "N passed, N failed, N skipped"
+counts_of() { grep -E '^  [0-9]+ passed' "$KIT_BUILD/variants/$1/checks.log" | sed 's/^ *//'; }
+
+@test "on a GPU, every solution passes every check" {
+    gpu_or_skip
+    local id bad=""
+    for id in $(lab_ids); do
+        check_variant "$id/solution"
+        echo "$id solution: $(counts_of "$id/solution")" | tee -a "$KIT_ROOT/build/selftest-gpu.txt"
+        grep -q '^not ok' "$KIT_BUILD/variants/$id/solution/checks.tap" &&
+            bad+=$'\n'"$(grep -A 12 FAIL "$KIT_BUILD/variants/$id/solution/checks.log")"
+        grep -q '# skip' "$KIT_BUILD/variants/$id/solution/checks.tap" &&
+            bad+=$'\n'"$id solution: checks were skipped on a GPU"
+    done
+    echo "$bad"
+    [ -z "$bad" ]
+}
+
+@test "on a GPU, every unmodified starter fails its checks" {
+    gpu_or_skip
+    local id
+    for id in $(lab_ids); do
+        check_variant "$id/starter"
+        echo "$id starter: $(counts_of "$id/starter")" | tee -a "$KIT_ROOT/build/selftest-gpu.txt"
+        grep -q '^not ok' "$KIT_BUILD/variants/$id/starter/checks.tap" || {
+            echo "$id: the starter passes every check"; return 1; }
+    done
+}
+
+@test "on a GPU, every mutant fails the check it names" {
+    gpu_or_skip
+    local v id check bad=""
+    for v in $(variant_dirs | grep /mut-); do
+        id=${v%%/*}
+        check=$(expected_check "$KIT_ROOT/checker/mutants/$id/${v#*/mut-}.patch")
+        check_variant "$v"
+        if grep -qE "^not ok [0-9]+ $(printf '%s' "$check" | sed 's/[][\.*^$]/\\&/g')\$" \
+                "$KIT_BUILD/variants/$v/checks.tap"; then
+            echo "$v: fails \"$check\" as it should ($(counts_of "$v"))" | tee -a "$KIT_ROOT/build/selftest-gpu.txt"
+        else
+            bad+=$'\n'"$v: survived: \"$check\" did not fail ($(counts_of "$v"))"
+        fi
+    done
+    echo "$bad"
+    [ -z "$bad" ]
+}
