@@ -1,0 +1,105 @@
+/*
+ * trace.h -- the trace file in memory, and what the streamtrace CLI does
+ * with it: parse (trace_parse.c), select and measure (trace_query.c), draw
+ * (trace_render.c). The file format is FORMAT.md.
+ */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rec_kind { K_COPY, K_KERNEL, K_MEMSET, K_SYNC, K_EVENT, K_API, K_NVTX, K_NKINDS };
+enum copy_dir { D_H2D, D_D2H, D_D2D, D_H2H, D_P2P, D_UNKNOWN, D_NDIRS };
+enum mem_kind { M_UNKNOWN, M_PAGEABLE, M_PINNED, M_DEVICE, M_MANAGED, M_NKINDS };
+enum sync_kind { S_STREAM, S_EVENT, S_CONTEXT, S_WAIT, S_UNKNOWN };
+enum stream_kind { ST_CREATED, ST_DEFAULT, ST_PER_THREAD };
+
+#define NO_STREAM UINT32_MAX /* host records, and syncs of the context */
+
+/* One record: a time interval (an event has start == end). */
+struct rec {
+	uint64_t start, end; /* ns, CUPTI's clock */
+	uint64_t bytes;      /* copies and memsets */
+	uint32_t stream;     /* GPU records and syncs; else NO_STREAM */
+	uint32_t tid;        /* host thread: api and nvtx */
+	uint32_t line;       /* line in the file, for stable sorting */
+	uint8_t kind, dir, src, dst, async, sync;
+	int32_t grid[3], block[3];
+	const char *name; /* kernel, api, nvtx; else NULL */
+};
+
+struct meta {
+	const char *key, *value;
+};
+
+struct stream_decl {
+	uint32_t id;
+	uint8_t kind;
+};
+
+struct trace {
+	const char *path;
+	char *text;              /* the file; names point into it */
+	struct rec *recs;        /* sorted by start, then end */
+	size_t n;
+	struct meta *meta;
+	size_t nmeta;
+	struct stream_decl *streams; /* sorted by id */
+	size_t nstreams;
+	int complete;            /* the `end` line was there */
+	uint64_t dropped;        /* from the `end` line */
+	uint64_t t0, t1;         /* first start, last end (0, 0 if empty) */
+};
+
+/* trace_parse.c */
+int trace_load(const char *path, struct trace *t);
+void trace_free(struct trace *t);
+const char *trace_meta(const struct trace *t, const char *key);
+int trace_stream_kind(const struct trace *t, uint32_t id);
+int trace_is_gpu(const struct rec *r);
+const char *kind_name(int kind);
+const char *dir_name(int dir);
+const char *mem_name(int mem);
+const char *sync_name(int sync);
+const char *stream_kind_name(int kind);
+int mem_parse(const char *s);
+int host_mem(const struct rec *r);
+
+/* trace_query.c */
+enum name_match { NM_NONE, NM_SUBSTR, NM_EXACT, NM_PREFIX };
+
+struct sel {
+	unsigned kinds; /* bit per rec_kind */
+	unsigned dirs;  /* bit per copy_dir, for copies */
+	int sync;       /* sync_kind, or -1 for any */
+	int match;      /* name_match */
+	const char *name;
+};
+
+struct filter {
+	int by_stream, stream_default, mem; /* mem: -1 none */
+	uint32_t stream;
+};
+
+struct ival {
+	uint64_t a, b;
+};
+
+int sel_parse(const char *s, struct sel *out);
+size_t select_recs(const struct trace *t, const struct sel *s,
+		   const struct filter *f, const struct rec ***out);
+size_t merge_union(const struct rec *const *r, size_t n, struct ival *out);
+uint64_t ivals_len(const struct ival *v, size_t n);
+uint64_t ivals_overlap(const struct ival *a, size_t na, const struct ival *b,
+		       size_t nb);
+int query_main(const struct trace *t, int argc, char **argv);
+
+/* trace_render.c */
+int render_timeline(const struct trace *t, FILE *f, int width, int color);
+int render_json(const struct trace *t, FILE *f);
+int render_svg(const struct trace *t, FILE *f);
+int render_summary(const struct trace *t, FILE *f);
+
+#endif

@@ -1,0 +1,423 @@
+/*
+ * trace_parse.c -- read a streamtrace file (FORMAT.md) into a struct trace.
+ *
+ * The whole file is read into memory once; names point into that text.
+ * A malformed line stops the load with ONE message, FILE:LINE: ...; a file
+ * without its `end` line loads with one warning (the program may have died).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 12
+
+/* ------------------------------------------------------------------------ */
+/* Names                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static const char *const kind_names[] = { "copy", "kernel", "memset", "sync",
+					  "event", "api", "nvtx" };
+static const char *const dir_names[] = { "H2D", "D2H", "D2D", "H2H", "P2P", "UNKNOWN" };
+static const char *const mem_names[] = { "UNKNOWN", "PAGEABLE", "PINNED", "DEVICE",
+					 "MANAGED" };
+static const char *const sync_names[] = { "stream", "event", "context", "wait",
+					  "unknown" };
+static const char *const stream_kind_names[] = { "created", "default", "per-thread" };
+
+const char *kind_name(int k) { return kind_names[k]; }
+const char *dir_name(int d) { return dir_names[d]; }
+const char *mem_name(int m) { return mem_names[m]; }
+const char *sync_name(int s) { return sync_names[s]; }
+const char *stream_kind_name(int k) { return stream_kind_names[k]; }
+
+/* Index of s in names[0..n), or -1. */
+static int lookup(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
+
+int mem_parse(const char *s)
+{
+	return lookup(mem_names, M_NKINDS, s);
+}
+
+int trace_is_gpu(const struct rec *r)
+{
+	return r->kind == K_COPY || r->kind == K_KERNEL || r->kind == K_MEMSET;
+}
+
+/* The host side's memory kind of a copy (src of H2D, dst of D2H); the
+ * memory kind of a memset; M_UNKNOWN for anything else. */
+int host_mem(const struct rec *r)
+{
+	if (r->kind == K_MEMSET)
+		return r->src;
+	if (r->kind != K_COPY)
+		return M_UNKNOWN;
+	return r->dir == D_D2H ? r->dst : r->src;
+}
+
+const char *trace_meta(const struct trace *t, const char *key)
+{
+	const char *v = NULL;
+	for (size_t i = 0; i < t->nmeta; i++) /* the last one wins */
+		if (strcmp(t->meta[i].key, key) == 0)
+			v = t->meta[i].value;
+	return v;
+}
+
+/* What kind of stream id is: declared in the file, else by meta
+ * default_stream, else created. */
+int trace_stream_kind(const struct trace *t, uint32_t id)
+{
+	size_t lo = 0, hi = t->nstreams;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->streams[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nstreams && t->streams[lo].id == id)
+		return t->streams[lo].kind;
+	const char *d = trace_meta(t, "default_stream");
+	if (d && strtoul(d, NULL, 10) == id)
+		return ST_DEFAULT;
+	return ST_CREATED;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fields                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Parse a whole field as an unsigned number. Return 0 on success. */
+static int num(const char *s, uint64_t *v)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return (*end || errno) ? -1 : 0;
+}
+
+static int num32(const char *s, uint32_t *v)
+{
+	uint64_t x;
+	if (num(s, &x) || x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/* "X,Y,Z" into three ints. */
+static int dim3(const char *s, int32_t d[3])
+{
+	char tail;
+	return sscanf(s, "%d,%d,%d%c", &d[0], &d[1], &d[2], &tail) == 3 ? 0 : -1;
+}
+
+/* Split line at tabs in place. Return the number of fields. */
+static int split(char *line, char **f)
+{
+	int n = 0;
+	f[n++] = line;
+	for (char *p = line; *p; p++)
+		if (*p == '\t') {
+			*p = 0;
+			if (n == MAX_FIELDS)
+				return MAX_FIELDS + 1;
+			f[n++] = p + 1;
+		}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Fill r from fields f[0..n); f[0] is the tag. Return NULL on success, or
+ * what is wrong. */
+static const char *parse_rec(char **f, int n, struct rec *r)
+{
+	int k = lookup(kind_names, K_NKINDS, f[0]);
+	static const int nfields[] = { 10, 8, 7, 6, 5, 6, 5 };
+	int i;
+
+	if (k < 0)
+		return "unknown record type";
+	if (n != nfields[k])
+		return "wrong number of fields";
+	memset(r, 0, sizeof *r);
+	r->kind = (uint8_t)k;
+	r->stream = NO_STREAM;
+	if (k == K_EVENT) {
+		if (num(f[1], &r->start) || num32(f[2], &r->stream))
+			return "bad number";
+		r->end = r->start;
+		return NULL;
+	}
+	if (num(f[1], &r->start) || num(f[2], &r->end))
+		return "bad time";
+	if (r->end < r->start)
+		return "ends before it starts";
+	switch (k) {
+	case K_COPY:
+		if (num32(f[3], &r->stream) || num(f[5], &r->bytes))
+			return "bad number";
+		if ((i = lookup(dir_names, D_NDIRS, f[4])) < 0)
+			return "bad copy direction";
+		r->dir = (uint8_t)i;
+		if ((i = mem_parse(f[6])) < 0)
+			return "bad memory kind";
+		r->src = (uint8_t)i;
+		if ((i = mem_parse(f[7])) < 0)
+			return "bad memory kind";
+		r->dst = (uint8_t)i;
+		if (strcmp(f[8], "0") && strcmp(f[8], "1"))
+			return "bad async flag";
+		r->async = f[8][0] == '1';
+		break;
+	case K_KERNEL:
+		if (num32(f[3], &r->stream))
+			return "bad stream";
+		if (dim3(f[4], r->grid) || dim3(f[5], r->block))
+			return "bad grid or block";
+		r->name = f[7];
+		break;
+	case K_MEMSET:
+		if (num32(f[3], &r->stream) || num(f[4], &r->bytes))
+			return "bad number";
+		if ((i = mem_parse(f[5])) < 0)
+			return "bad memory kind";
+		r->src = r->dst = (uint8_t)i;
+		break;
+	case K_SYNC:
+		if (strcmp(f[3], "-") && num32(f[3], &r->stream))
+			return "bad stream";
+		if ((i = lookup(sync_names, 5, f[4])) < 0)
+			return "bad sync type";
+		r->sync = (uint8_t)i;
+		break;
+	case K_API:
+		if (num32(f[3], &r->tid))
+			return "bad thread id";
+		r->name = f[5];
+		break;
+	case K_NVTX:
+		if (num32(f[3], &r->tid))
+			return "bad thread id";
+		r->name = f[4];
+		break;
+	}
+	return NULL;
+}
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+	const struct rec *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int decl_cmp(const void *pa, const void *pb)
+{
+	const struct stream_decl *a = pa, *b = pb;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The file                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Read all of path. Return the text (NUL-terminated) or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	char *buf = NULL;
+	if (!f)
+		return NULL;
+	for (;;) {
+		char *b = realloc(buf, cap + 1);
+		if (!b) {
+			free(buf);
+			fclose(f);
+			return NULL;
+		}
+		buf = b;
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		cap *= 2;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* Say what is wrong with line `lineno` (one line on stderr). */
+static int bad_line(const char *path, size_t lineno, const char *raw, const char *why)
+{
+	char shown[48];
+	size_t i;
+	for (i = 0; i < sizeof shown - 1 && raw[i] && raw[i] != '\n'; i++)
+		shown[i] = (raw[i] == '\t') ? ' ' : (raw[i] < 32 || raw[i] == 127) ? '?' : raw[i];
+	shown[i] = 0;
+	fprintf(stderr, "%s:%zu: not a streamtrace record: \"%s%s\" (%s)\n", path,
+		lineno, shown, raw[i] && raw[i] != '\n' ? "..." : "", why);
+	return 3;
+}
+
+/* Grow *v (of *cap elements of size sz) to hold n + 1. Return 0 on success. */
+static int grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 256;
+	void *p = realloc(*v, c * sz);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+/* Load path into t. Return 0, or 3 after one line on stderr saying why. */
+int trace_load(const char *path, struct trace *t)
+{
+	size_t len = 0, cap_r = 0, cap_m = 0, cap_s = 0, lineno = 0;
+	char *f[MAX_FIELDS + 1];
+	char copy[64];
+	int saw_end = 0;
+
+	memset(t, 0, sizeof *t);
+	t->path = path;
+	t->text = slurp(path, &len);
+	if (!t->text) {
+		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno ? errno : EIO));
+		return 3;
+	}
+	char *p = t->text;
+	while (*p) {
+		char *line = p, *nl = strchr(p, '\n');
+		if (nl) {
+			*nl = 0;
+			p = nl + 1;
+		} else {
+			p += strlen(p);
+		}
+		lineno++;
+		size_t ll = strlen(line);
+		if (ll && line[ll - 1] == '\r')
+			line[--ll] = 0;
+		if (lineno == 1) {
+			unsigned v;
+			char tail;
+			if (sscanf(line, "streamtrace %u%c", &v, &tail) != 1) {
+				fprintf(stderr, "%s: not a streamtrace file\n", path);
+				return 3;
+			}
+			if (v != 1) {
+				fprintf(stderr, "%s: streamtrace format %u; this tool reads "
+					"format 1\n", path, v);
+				return 3;
+			}
+			continue;
+		}
+		if (ll == 0 || line[0] == '#')
+			continue;
+		snprintf(copy, sizeof copy, "%s", line); /* for the message */
+		if (saw_end)
+			return bad_line(path, lineno, copy, "after the end line");
+		int n = split(line, f);
+		if (strcmp(f[0], "meta") == 0) {
+			if (n != 3)
+				return bad_line(path, lineno, copy, "wrong number of fields");
+			if (grow((void **)&t->meta, &cap_m, t->nmeta, sizeof *t->meta))
+				goto oom;
+			t->meta[t->nmeta].key = f[1];
+			t->meta[t->nmeta++].value = f[2];
+		} else if (strcmp(f[0], "stream") == 0) {
+			struct stream_decl d;
+			int k = n == 3 ? lookup(stream_kind_names, 3, f[2]) : -1;
+			if (n != 3 || num32(f[1], &d.id) || k < 0)
+				return bad_line(path, lineno, copy, "bad stream line");
+			d.kind = (uint8_t)k;
+			if (grow((void **)&t->streams, &cap_s, t->nstreams, sizeof d))
+				goto oom;
+			t->streams[t->nstreams++] = d;
+		} else if (strcmp(f[0], "end") == 0) {
+			uint64_t nrec;
+			if (n != 3 || num(f[1], &nrec) || num(f[2], &t->dropped))
+				return bad_line(path, lineno, copy, "bad end line");
+			saw_end = 1;
+		} else {
+			const char *why;
+			if (grow((void **)&t->recs, &cap_r, t->n, sizeof *t->recs))
+				goto oom;
+			if (n > MAX_FIELDS)
+				return bad_line(path, lineno, copy, "too many fields");
+			why = parse_rec(f, n, &t->recs[t->n]);
+			if (why)
+				return bad_line(path, lineno, copy, why);
+			t->recs[t->n++].line = (uint32_t)lineno;
+		}
+	}
+	if (lineno == 0) {
+		fprintf(stderr, "%s: not a streamtrace file\n", path);
+		return 3;
+	}
+	t->complete = saw_end;
+	if (!saw_end)
+		fprintf(stderr, "%s: warning: trace ends early: the program may have "
+			"crashed (figures cover what was recorded)\n", path);
+	qsort(t->recs, t->n, sizeof *t->recs, rec_cmp);
+	/* Declarations: sort by id; for the same id keep "default" over the
+	 * rest, so a NULL-stream record beats a duplicate "created". */
+	qsort(t->streams, t->nstreams, sizeof *t->streams, decl_cmp);
+	size_t w = 0;
+	for (size_t i = 0; i < t->nstreams; i++) {
+		if (w && t->streams[w - 1].id == t->streams[i].id) {
+			if (t->streams[i].kind == ST_DEFAULT)
+				t->streams[w - 1].kind = ST_DEFAULT;
+			continue;
+		}
+		t->streams[w++] = t->streams[i];
+	}
+	t->nstreams = w;
+	if (t->n) {
+		t->t0 = t->recs[0].start;
+		for (size_t i = 0; i < t->n; i++)
+			if (t->recs[i].end > t->t1)
+				t->t1 = t->recs[i].end;
+	}
+	return 0;
+oom:
+	fprintf(stderr, "%s: out of memory\n", path);
+	return 3;
+}
+
+void trace_free(struct trace *t)
+{
+	free(t->text);
+	free(t->recs);
+	free(t->meta);
+	free(t->streams);
+	memset(t, 0, sizeof *t);
+}

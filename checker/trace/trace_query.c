@@ -1,0 +1,389 @@
+/*
+ * trace_query.c -- selectors, interval arithmetic and `streamtrace query`.
+ *
+ * Every question prints one plain line (or one line per item) that a Bats
+ * test can compare: times in ms with 6 decimals, fractions with 4.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BIT(x) (1u << (x))
+#define GPU_KINDS (BIT(K_COPY) | BIT(K_KERNEL) | BIT(K_MEMSET))
+
+/* ------------------------------------------------------------------------ */
+/* Selectors                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Parse a selector (see `streamtrace help`). Return 0, or -1 if unknown. */
+int sel_parse(const char *s, struct sel *o)
+{
+	static const struct {
+		const char *word;
+		unsigned kinds, dirs;
+	} plain[] = {
+		{ "kernel", BIT(K_KERNEL), 0 },
+		{ "h2d", BIT(K_COPY), BIT(D_H2D) },
+		{ "d2h", BIT(K_COPY), BIT(D_D2H) },
+		{ "d2d", BIT(K_COPY), BIT(D_D2D) },
+		{ "h2h", BIT(K_COPY), BIT(D_H2H) },
+		{ "p2p", BIT(K_COPY), BIT(D_P2P) },
+		{ "copy", BIT(K_COPY), ~0u },
+		{ "memset", BIT(K_MEMSET), 0 },
+		{ "gpu", GPU_KINDS, ~0u },
+		{ "sync", BIT(K_SYNC), 0 },
+		{ "event", BIT(K_EVENT), 0 },
+		{ "api", BIT(K_API), 0 },
+		{ "nvtx", BIT(K_NVTX), 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->sync = -1;
+	for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+		if (strcmp(s, plain[i].word) == 0) {
+			o->kinds = plain[i].kinds;
+			o->dirs = plain[i].dirs;
+			return 0;
+		}
+	const char *arg = strchr(s, ':');
+	if (!arg || !arg[1])
+		return -1;
+	size_t len = (size_t)(arg - s);
+	arg++;
+	if (len == 6 && strncmp(s, "kernel", 6) == 0) {
+		o->kinds = BIT(K_KERNEL);
+		o->match = NM_SUBSTR;
+		o->name = arg;
+	} else if (len == 3 && strncmp(s, "api", 3) == 0) {
+		size_t n = strlen(arg);
+		o->kinds = BIT(K_API);
+		o->match = arg[n - 1] == '*' ? NM_PREFIX : NM_EXACT;
+		o->name = arg;
+	} else if (len == 4 && strncmp(s, "nvtx", 4) == 0) {
+		o->kinds = BIT(K_NVTX);
+		o->match = NM_EXACT;
+		o->name = arg;
+	} else if (len == 4 && strncmp(s, "sync", 4) == 0) {
+		static const char *const types[] = { "stream", "event", "context", "wait" };
+		o->kinds = BIT(K_SYNC);
+		for (int i = 0; i < 4; i++)
+			if (strcmp(arg, types[i]) == 0)
+				o->sync = i;
+		if (o->sync < 0)
+			return -1;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static int name_ok(const struct sel *s, const char *name)
+{
+	if (s->match == NM_NONE)
+		return 1;
+	if (!name)
+		return 0;
+	switch (s->match) {
+	case NM_SUBSTR: return strstr(name, s->name) != NULL;
+	case NM_EXACT: return strcmp(name, s->name) == 0;
+	default: return strncmp(name, s->name, strlen(s->name) - 1) == 0;
+	}
+}
+
+static int rec_ok(const struct trace *t, const struct sel *s,
+		  const struct filter *f, const struct rec *r)
+{
+	if (!(s->kinds & BIT(r->kind)))
+		return 0;
+	if (r->kind == K_COPY && !(s->dirs & BIT(r->dir)))
+		return 0;
+	if (s->sync >= 0 && r->sync != s->sync)
+		return 0;
+	if (!name_ok(s, r->name))
+		return 0;
+	if (f && f->by_stream) {
+		if (r->stream == NO_STREAM)
+			return 0;
+		if (f->stream_default ? trace_stream_kind(t, r->stream) != ST_DEFAULT
+				      : r->stream != f->stream)
+			return 0;
+	}
+	if (f && f->mem >= 0) {
+		if (r->kind != K_COPY && r->kind != K_MEMSET)
+			return 0;
+		if (r->kind == K_COPY && r->dir != D_H2D && r->dir != D_D2H)
+			return r->src == f->mem || r->dst == f->mem;
+		return host_mem(r) == f->mem;
+	}
+	return 1;
+}
+
+/* Point *out at a new array of the matching records, in start order.
+ * Return how many. */
+size_t select_recs(const struct trace *t, const struct sel *s,
+		   const struct filter *f, const struct rec ***out)
+{
+	const struct rec **v = malloc((t->n ? t->n : 1) * sizeof *v);
+	size_t n = 0;
+	if (!v) {
+		fprintf(stderr, "streamtrace: out of memory\n");
+		exit(3);
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (rec_ok(t, s, f, &t->recs[i]))
+			v[n++] = &t->recs[i];
+	*out = v;
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Intervals                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Merge records (in start order) into disjoint intervals, written to out
+ * (room for n). Return how many. Zero-length records add nothing. */
+size_t merge_union(const struct rec *const *r, size_t n, struct ival *out)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = r[i]->start, b = r[i]->end;
+		if (a == b)
+			continue;
+		if (m && a <= out[m - 1].b) {
+			if (b > out[m - 1].b)
+				out[m - 1].b = b;
+		} else {
+			out[m].a = a;
+			out[m++].b = b;
+		}
+	}
+	return m;
+}
+
+uint64_t ivals_len(const struct ival *v, size_t n)
+{
+	uint64_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += v[i].b - v[i].a;
+	return s;
+}
+
+/* Measure of the intersection of two sorted disjoint interval lists. */
+uint64_t ivals_overlap(const struct ival *a, size_t na, const struct ival *b,
+		       size_t nb)
+{
+	uint64_t s = 0;
+	size_t i = 0, j = 0;
+	while (i < na && j < nb) {
+		uint64_t lo = a[i].a > b[j].a ? a[i].a : b[j].a;
+		uint64_t hi = a[i].b < b[j].b ? a[i].b : b[j].b;
+		if (hi > lo)
+			s += hi - lo;
+		if (a[i].b < b[j].b)
+			i++;
+		else
+			j++;
+	}
+	return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Questions                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static int ustream_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static void print_list_line(const struct trace *t, const struct rec *r)
+{
+	char stream[16] = "-", what[32], bytes[24] = "-";
+	const char *name = what, *mem = "-";
+	if (r->stream != NO_STREAM)
+		snprintf(stream, sizeof stream, "%u", r->stream);
+	switch (r->kind) {
+	case K_COPY:
+		name = dir_name(r->dir);
+		mem = mem_name(r->dir == D_H2D || r->dir == D_D2H ? host_mem(r) : r->src);
+		break;
+	case K_MEMSET:
+		name = "memset";
+		mem = mem_name(r->src);
+		break;
+	case K_SYNC:
+		name = sync_name(r->sync);
+		break;
+	case K_EVENT:
+		name = "record";
+		break;
+	default:
+		name = r->name;
+	}
+	if (r->kind == K_COPY || r->kind == K_MEMSET)
+		snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)r->bytes);
+	printf("%.6f\t%.6f\t%.6f\t%s\t%s\t%s\t%s\t%s\n", ms(r->start - t->t0),
+	       ms(r->end - t->t0), ms(r->end - r->start), kind_name(r->kind),
+	       stream, name, bytes, mem);
+}
+
+static int usage_q(const char *why)
+{
+	fprintf(stderr, "streamtrace query: %s\n"
+		"usage: streamtrace query FILE QUESTION [SEL [SEL2]] [--stream ID|default] "
+		"[--mem KIND]\n(streamtrace help lists questions and selectors)\n", why);
+	return 2;
+}
+
+/* `streamtrace query FILE ...` with the file loaded: argv[0] is the
+ * question. Return the exit status. */
+int query_main(const struct trace *t, int argc, char **argv)
+{
+	struct filter f = { 0, 0, -1, 0 };
+	const char *pos[4];
+	int npos = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--stream") == 0 && i + 1 < argc) {
+			const char *v = argv[++i];
+			char *end;
+			f.by_stream = 1;
+			if (strcmp(v, "default") == 0) {
+				f.stream_default = 1;
+			} else {
+				unsigned long id = strtoul(v, &end, 10);
+				if (*end || end == v)
+					return usage_q("--stream takes a stream id or 'default'");
+				f.stream = (uint32_t)id;
+			}
+		} else if (strcmp(argv[i], "--mem") == 0 && i + 1 < argc) {
+			f.mem = mem_parse(argv[++i]);
+			if (f.mem <= M_UNKNOWN)
+				return usage_q("--mem takes PAGEABLE, PINNED, DEVICE or MANAGED");
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			return usage_q("unknown option");
+		} else if (npos < 4) {
+			pos[npos++] = argv[i];
+		} else {
+			return usage_q("too many arguments");
+		}
+	}
+	if (npos == 0)
+		return usage_q("no question");
+	const char *q = pos[0];
+
+	if (strcmp(q, "dropped") == 0) {
+		if (npos != 1)
+			return usage_q("dropped takes no selector");
+		printf("%llu\n", (unsigned long long)t->dropped);
+		return 0;
+	}
+	if (strcmp(q, "meta") == 0) {
+		if (npos != 2)
+			return usage_q("meta takes one KEY");
+		const char *v = trace_meta(t, pos[1]);
+		if (!v) {
+			fprintf(stderr, "streamtrace: %s has no meta %s\n", t->path, pos[1]);
+			return 1;
+		}
+		printf("%s\n", v);
+		return 0;
+	}
+
+	int two = strcmp(q, "overlap") == 0 || strcmp(q, "order") == 0;
+	static const char *const one_sel[] = { "count", "total", "union", "span", "bytes",
+					       "bandwidth", "durations", "streams", "list" };
+	int known = two;
+	for (size_t i = 0; i < sizeof one_sel / sizeof one_sel[0]; i++)
+		known |= strcmp(q, one_sel[i]) == 0;
+	if (!known)
+		return usage_q("unknown question");
+	if (npos != (two ? 3 : 2))
+		return usage_q(two ? "this question takes two selectors"
+				   : "this question takes one selector");
+	struct sel s1, s2;
+	if (sel_parse(pos[1], &s1))
+		return usage_q("unknown selector");
+	if (two && sel_parse(pos[2], &s2))
+		return usage_q("unknown selector");
+
+	const struct rec **a, **b = NULL;
+	size_t na = select_recs(t, &s1, &f, &a), nb = 0;
+	if (two)
+		nb = select_recs(t, &s2, &f, &b);
+
+	if (strcmp(q, "count") == 0) {
+		printf("%zu\n", na);
+	} else if (strcmp(q, "total") == 0 || strcmp(q, "bandwidth") == 0 ||
+		   strcmp(q, "bytes") == 0) {
+		uint64_t dur = 0, bytes = 0;
+		for (size_t i = 0; i < na; i++) {
+			dur += a[i]->end - a[i]->start;
+			bytes += a[i]->bytes;
+		}
+		if (q[0] == 't')
+			printf("%.6f\n", ms(dur));
+		else if (q[1] == 'y')
+			printf("%llu\n", (unsigned long long)bytes);
+		else /* bytes per ns is GB/s */
+			printf("%.3f\n", dur ? (double)bytes / (double)dur : 0.0);
+	} else if (strcmp(q, "union") == 0) {
+		struct ival *u = malloc((na ? na : 1) * sizeof *u);
+		size_t nu = merge_union(a, na, u);
+		printf("%.6f\n", ms(ivals_len(u, nu)));
+		free(u);
+	} else if (strcmp(q, "span") == 0) {
+		uint64_t lo = na ? a[0]->start : 0, hi = lo;
+		for (size_t i = 0; i < na; i++)
+			if (a[i]->end > hi)
+				hi = a[i]->end;
+		printf("%.6f\n", ms(hi - lo));
+	} else if (strcmp(q, "durations") == 0) {
+		for (size_t i = 0; i < na; i++)
+			printf("%.6f\n", ms(a[i]->end - a[i]->start));
+	} else if (strcmp(q, "list") == 0) {
+		for (size_t i = 0; i < na; i++)
+			print_list_line(t, a[i]);
+	} else if (strcmp(q, "streams") == 0) {
+		uint32_t *ids = malloc((na ? na : 1) * sizeof *ids);
+		size_t n = 0;
+		for (size_t i = 0; i < na; i++)
+			if (a[i]->stream != NO_STREAM)
+				ids[n++] = a[i]->stream;
+		qsort(ids, n, sizeof *ids, ustream_cmp);
+		for (size_t i = 0; i < n; i++)
+			if (i == 0 || ids[i] != ids[i - 1])
+				printf("%u %s\n", ids[i],
+				       stream_kind_name(trace_stream_kind(t, ids[i])));
+		free(ids);
+	} else if (strcmp(q, "overlap") == 0) {
+		struct ival *ua = malloc((na ? na : 1) * sizeof *ua);
+		struct ival *ub = malloc((nb ? nb : 1) * sizeof *ub);
+		size_t nua = merge_union(a, na, ua), nub = merge_union(b, nb, ub);
+		uint64_t ov = ivals_overlap(ua, nua, ub, nub);
+		uint64_t la = ivals_len(ua, nua), lb = ivals_len(ub, nub);
+		printf("%.6f %.4f %.4f\n", ms(ov), la ? (double)ov / (double)la : 0.0,
+		       lb ? (double)ov / (double)lb : 0.0);
+		free(ua);
+		free(ub);
+	} else { /* order */
+		if (!na || !nb)
+			printf("missing\n");
+		else if (a[0]->end <= b[0]->start)
+			printf("before\n");
+		else if (b[0]->end <= a[0]->start)
+			printf("after\n");
+		else
+			printf("overlap\n");
+	}
+	free(a);
+	free(b);
+	return 0;
+}
