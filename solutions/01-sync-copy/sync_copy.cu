@@ -84,6 +84,9 @@ __global__ void scramble_kernel(uint32_t *out, const uint32_t *in, size_t n,
     if (i < n) {                    /* the last block may hang over the end */
         uint32_t y = in[i];
 
+        /* Unrolled, the compiler would merge steps (two steps are y*A*A +
+         * A*C + C): keep one multiply-add per step, so --steps means work. */
+#pragma unroll 1
         for (uint32_t k = 0; k < steps; k++)
             y = y * LCG_A + LCG_C;
         out[i] = y;
