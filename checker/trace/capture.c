@@ -45,7 +45,7 @@ static char *out_path;
 static int active;     /* capture running: records are being written */
 static int closed;     /* `end` written; later records count as dropped */
 static int saw_context;
-static ull nrecords, ndropped, nvtx_unclosed;
+static ull nrecords, ndropped, nvtx_unclosed, nevents_untimed;
 static CUpti_SubscriberHandle subscriber;
 static const char *api_names[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 
@@ -286,6 +286,10 @@ static void write_record(const CUpti_Activity *rec)
 	}
 	case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
 		const CUpti_ActivityCudaEvent2 *e = (const void *)rec;
+		if (e->deviceTimestamp == 0) { /* no time: nothing to place */
+			nevents_untimed++;
+			return;
+		}
 		fprintf(out, "event\t%llu\t%u\t%u\t%u\n", (ull)e->deviceTimestamp,
 			e->streamId, e->eventId, e->correlationId);
 		break;
@@ -465,6 +469,8 @@ static void at_exit(void)
 	if (out && !closed) {
 		if (nvtx_unclosed)
 			fprintf(out, "meta\tnvtx_unclosed\t%llu\n", nvtx_unclosed);
+		if (nevents_untimed)
+			fprintf(out, "meta\tevents_untimed\t%llu\n", nevents_untimed);
 		fprintf(out, "end\t%llu\t%llu\n", nrecords, ndropped);
 		fclose(out);
 		out = NULL;
@@ -564,6 +570,8 @@ int InitializeInjection(void)
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (cuptiActivityEnable(kinds[i]) != CUPTI_SUCCESS)
 			fprintf(out, "meta\tnot_recorded\t%d\n", (int)kinds[i]);
+	/* Without this, CUDA event records carry no time at all. */
+	cuptiActivityEnableCudaEventDeviceTimestamps(1);
 	/* NVTX calls made later still find CUPTI, even without the CLI. */
 	if (!getenv("NVTX_INJECTION64_PATH") && *STREAMTRACE_CUPTI_PATH)
 		setenv("NVTX_INJECTION64_PATH", STREAMTRACE_CUPTI_PATH, 0);

@@ -97,6 +97,14 @@ static int lanes_make(const struct trace *t, struct lanes *L)
 		}
 	}
 	qsort(L->v, L->n, sizeof *L->v, lane_cmp);
+	/* After a cudaDeviceReset the new context has its own default stream:
+	 * then say which default is which. */
+	int ndefault = 0;
+	for (size_t j = 0; j < L->n; j++)
+		ndefault += !L->v[j].host && L->v[j].number == 0;
+	for (size_t j = 0; ndefault > 1 && j < L->n; j++)
+		if (!L->v[j].host && L->v[j].number == 0)
+			snprintf(L->v[j].label, sizeof L->v[j].label, "default %u", L->v[j].id);
 	while (L->nstreams < L->n && !L->v[L->nstreams].host)
 		L->nstreams++;
 	return 0;
