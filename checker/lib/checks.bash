@@ -97,7 +97,7 @@ need_run() {
     if [ "$rc" = 77 ]; then
         skip "no CUDA device: $(head -n 1 "$RUNS/$name.err" | sed 's/^no usable CUDA device: //')"
     fi
-    todo=$(grep -m 1 '^TODO(' "$RUNS/$name.err" 2>/dev/null)
+    todo=$(grep -m 1 '^TODO(' "$RUNS/$name.err" 2>/dev/null) || true
     if [ -n "$todo" ]; then
         echo "not checked: the program stopped at $todo"
         return 1
@@ -130,9 +130,10 @@ need_figure() {
 # is_true EXPR [VAR=VALUE...]: evaluate a comparison of numbers with awk.
 #   is_true 'a < 0.25 * b' a=0.1 b=2
 is_true() {
-    local expr=$1
+    local expr=$1 vars=() a
     shift
-    awk "$(printf -- '-v %s ' "$@") BEGIN { exit !($expr) }" </dev/null
+    for a in "$@"; do vars+=(-v "$a"); done
+    awk "${vars[@]}" "BEGIN { exit !($expr) }" </dev/null
 }
 
 # fmt NUMBER: a number as a student reads it (4 significant digits).

@@ -79,6 +79,7 @@ expected_check() { sed -n '1,5s/^# expect: //p' "$1"; }
 # check_variant ID/KIND: run the lab's checker on that variant; TAP in KIND/checks.tap.
 check_variant() {
     local id=${1%%/*} d="$KIT_BUILD/variants/$1"
+    # its exit status says whether checks failed; the caller reads the TAP
     without_bats_env "$KIT_ROOT/checker/run-checks" --dir "$d" --tap-out "$d/checks.tap" "$id" \
-        >"$d/checks.log" 2>&1
+        >"$d/checks.log" 2>&1 || true
 }
