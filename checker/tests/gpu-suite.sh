@@ -16,11 +16,27 @@ start=$(date +%s)
 make -j"$(nproc)" >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
 echo "== build: $(( $(date +%s) - start )) s"
 
-rm -f build/selftest-gpu.txt
+rm -rf build/selftest-gpu.txt build/selftest
 t0=$(date +%s)
-make test 2>&1 | tee "$OUT/test.log" | grep -E '^  (FAIL|skip|[0-9]+ passed)' 
+# keep the self-test's builds (KIT_BUILD) for the recordings below
+KIT_BUILD=$PWD/build/selftest make test 2>&1 | tee "$OUT/test.log" | grep -E '^  (FAIL|skip|[0-9]+ passed)'
 echo "== make test: $(( $(date +%s) - t0 )) s"
 cp build/selftest-gpu.txt "$OUT/" 2>/dev/null && cat build/selftest-gpu.txt
+
+# Recordings of one run of every variant (output, status, trace), for the
+# no-GPU tests of the checkers' logic (checker/tests/replay.bats).
+if [ -n "${RECORD:-}" ]; then
+    KIT=$PWD
+    for v in build/selftest/variants/*/*; do
+        id=$(basename "$(dirname "$v")") kind=$(basename "$v")
+        prog=$(sed -n 's/^PROG *:= *//p' "$v/Makefile")
+        r="$OUT/replays/$id/$kind"; mkdir -p "$r"
+        (cd "$v" && timeout 60 "$KIT/checker/trace/streamtrace" run -o "$PWD/r.trace" -- "./$prog" \
+            >"$PWD/r.out" 2>"$PWD/r.err"; echo $? >"$PWD/r.rc")
+        mv "$v/r.out" "$v/r.err" "$v/r.rc" "$v/r.trace" "$r/" 2>/dev/null
+    done
+    tar -C "$OUT" -czf "$OUT/replays.tgz" replays && rm -rf "$OUT/replays"
+fi
 
 for lab in "$@"; do
     d=$(ls -d solutions/"$lab"* | head -n 1)
