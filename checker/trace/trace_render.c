@@ -198,13 +198,13 @@ static int style_of(const struct rec *r)
 /* A unit for a span of ns: divisor and name. */
 static void unit_for(uint64_t span, double *div, const char **name)
 {
-	if (span >= 10000000000ull) {
+	if (span >= 1000000000ull) {
 		*div = 1e9;
 		*name = "s";
-	} else if (span >= 10000000ull) {
+	} else if (span >= 1000000ull) {
 		*div = 1e6;
 		*name = "ms";
-	} else if (span >= 10000ull) {
+	} else if (span >= 1000ull) {
 		*div = 1e3;
 		*name = "us";
 	} else {
