@@ -21,9 +21,12 @@ RUNS="${BATS_FILE_TMPDIR:-${BATS_TMPDIR:-/tmp}}/runs"
 
 # Build the program (quietly); keep the log and status. Call from setup_file.
 build_lab() {
+    local rc=0
     mkdir -p "$RUNS"
-    make --no-print-directory -C "$LAB_DIR" "$PROG" >"$RUNS/build.log" 2>&1
-    echo $? >"$RUNS/build.rc"
+    # KIT_ROOT: the folder may be a copy outside the kit (the self-test's)
+    make --no-print-directory -C "$LAB_DIR" KIT_ROOT="$KIT_ROOT" "$PROG" \
+        >"$RUNS/build.log" 2>&1 || rc=$?
+    echo "$rc" >"$RUNS/build.rc"
 }
 
 built_ok() { [ "$(cat "$RUNS/build.rc" 2>/dev/null)" = 0 ]; }

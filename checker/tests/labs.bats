@@ -94,8 +94,10 @@ counts_of() { grep -E '^  [0-9]+ passed' "$KIT_BUILD/variants/$1/checks.log" | s
         if grep -qE "^not ok [0-9]+ $(printf '%s' "$check" | sed 's/[][\.*^$]/\\&/g')\$" \
                 "$KIT_BUILD/variants/$v/checks.tap"; then
             echo "$v: fails \"$check\" as it should ($(counts_of "$v"))" | tee -a "$KIT_ROOT/build/selftest-gpu.txt"
-        else
+        elif grep -qE "^ok [0-9]+ " "$KIT_BUILD/variants/$v/checks.tap"; then
             bad+=$'\n'"$v: survived: \"$check\" did not fail ($(counts_of "$v"))"
+        else
+            bad+=$'\n'"$v: its checks did not run:"$'\n'"$(head -n 8 "$KIT_BUILD/variants/$v/checks.log")"
         fi
     done
     echo "$bad"
