@@ -1,0 +1,152 @@
+#!/usr/bin/env bats
+# trace-gpu.bats -- the trace tool on a real GPU: capture trace-progs/known.cu,
+# whose structure is known, and lab 01's solution; the tool must report
+# exactly that structure. Skipped, with the reason, where there is no nvcc,
+# no CUPTI or no CUDA device (known.cu exits 77 then).
+
+bats_require_minimum_version 1.5.0
+
+COPIES=4 # pinned H2D copies per created stream: COPIES in known.cu
+
+setup_file() {
+	KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+	local d="$BATS_FILE_TMPDIR" why=""
+	make -C "$KIT_ROOT/checker/trace" >/dev/null
+	if ! command -v nvcc >/dev/null; then
+		why="nvcc is not on PATH"
+	elif [ ! -f "$KIT_ROOT/checker/trace/libstreamtrace.so" ]; then
+		why="CUPTI not found: libstreamtrace.so was not built"
+	elif ! nvcc -O2 -lineinfo -o "$d/known" "$BATS_TEST_DIRNAME/trace-progs/known.cu" \
+		2>"$d/nvcc.err"; then
+		why="known.cu did not compile: $(head -n 1 "$d/nvcc.err")"
+	else
+		local rc=0
+		timeout 60 "$d/known" >/dev/null 2>"$d/known.err" || rc=$?
+		case $rc in
+		0) ;;
+		77) why="no CUDA device: $(head -n 1 "$d/known.err")" ;;
+		*) why="known.cu failed on its own: $(head -n 1 "$d/known.err")" ;;
+		esac
+	fi
+	if [ -z "$why" ]; then
+		local rrc=0
+		timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/known.trace" \
+			-- "$d/known" >"$d/run.out" 2>&1 || rrc=$?
+		echo "$rrc" >"$d/run.rc"
+	fi
+	printf '%s' "$why" >"$d/skip"
+}
+
+setup() {
+	KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+	ST="$KIT_ROOT/checker/trace/streamtrace"
+	T="$BATS_FILE_TMPDIR/known.trace"
+	local why
+	why=$(cat "$BATS_FILE_TMPDIR/skip")
+	[ -z "$why" ] || skip "$why"
+}
+
+# q ARGS: run a query on the known.cu trace, expecting exit 0.
+q() {
+	run -0 "$ST" query "$T" "$@"
+	echo "query $*: $output"
+}
+
+@test "known.cu runs under capture, exits 0 and leaves a complete trace" {
+	cat "$BATS_FILE_TMPDIR/run.out"
+	[ "$(cat "$BATS_FILE_TMPDIR/run.rc")" -eq 0 ]
+	run -0 tail -n 1 "$T"
+	echo "last line: $output"
+	[[ "$output" == end$'\t'* ]]
+}
+
+@test "exactly one H2D copy came from pageable memory, on the default stream" {
+	q count h2d --mem PAGEABLE;                  [ "$output" = 1 ]
+	q count h2d --mem PAGEABLE --stream default; [ "$output" = 1 ]
+	q streams h2d --mem PAGEABLE
+	[[ "$output" =~ ^[0-9]+\ default$ ]]
+}
+
+@test "the pinned H2D copies ran on the two streams the program created" {
+	q count h2d --mem PINNED
+	[ "$output" = $((2 * COPIES)) ] || { echo "expected $((2 * COPIES))"; false; }
+	q streams h2d --mem PINNED
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *" created" && "${lines[1]}" == *" created" ]]
+	q count h2d --mem PINNED --stream default; [ "$output" = 0 ]
+}
+
+@test "the pinned copies overlapped the kernels of the other stream" {
+	q count kernel; [ "$output" = 2 ]
+	q overlap h2d kernel
+	read -r ov f1 f2 <<<"$output"
+	awk -v x="$ov" 'BEGIN { exit !(x > 0) }' || { echo "expected overlap > 0"; false; }
+}
+
+@test "the NVTX range host_work was recorded on the host thread" {
+	q count nvtx:host_work; [ "$output" = 1 ]
+	q total nvtx:host_work
+	awk -v x="$output" 'BEGIN { exit !(x > 0) }'
+}
+
+@test "the first H2D ended before the first kernel started, and nothing was dropped" {
+	q order h2d kernel; [ "$output" = before ]
+	q order kernel d2h; [ "$output" = before ]
+	q dropped;          [ "$output" = 0 ]
+	q meta copy_engines
+	[[ "$output" =~ ^[0-9]+$ ]]
+}
+
+@test "the terminal timeline shows a copy in one stream under a kernel in the other" {
+	run -0 "$ST" timeline --color never --width 120 "$T"
+	echo "$output"
+	# a column where one created-stream lane draws '>' and another '#'
+	run -0 awk -F'|' '/^ *stream [0-9]+ \|/ { lanes[n++] = $2 }
+		END { for (c = 1; c <= length(lanes[0]); c++) {
+			h = k = 0
+			for (i = 0; i < n; i++) {
+				ch = substr(lanes[i], c, 1)
+				if (ch == ">") h = 1; if (ch == "#") k = 1
+			}
+			if (h && k) { print c; exit 0 }
+		} exit 1 }' <<<"$output"
+	echo "overlap at column $output"
+}
+
+@test "the JSON has a named track per stream and copies overlapping kernels" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	run -0 "$ST" json "$T" -o "$BATS_FILE_TMPDIR/known.json"
+	run -0 python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["tid"]: e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == 1}
+print(names)
+assert sum(1 for n in names.values() if n.startswith("created stream")) == 2
+assert sum(1 for n in names.values() if n.startswith("default stream")) == 1
+x = [e for e in ev if e["ph"] == "X" and e["pid"] == 1]
+ks = [e for e in x if e["cat"] == "kernel"]
+cs = [e for e in x if e["cat"] == "copy" and e["name"].startswith("H2D PINNED")]
+hit = [(c["tid"], k["tid"]) for c in cs for k in ks if c["tid"] != k["tid"]
+       and c["ts"] < k["ts"] + k["dur"] and k["ts"] < c["ts"] + c["dur"]]
+print(len(hit), "copy/kernel overlaps across streams")
+assert hit
+' "$BATS_FILE_TMPDIR/known.json"
+	echo "$output"
+}
+
+@test "lab 01's solution shows H2D, kernel, D2H in order, all on the default stream" {
+	local lab="$KIT_ROOT/solutions/01-sync-copy"
+	[ -f "$lab/Makefile" ] || skip "no solutions/01-sync-copy"
+	make -C "$lab" >/dev/null
+	cd "$BATS_FILE_TMPDIR"
+	run -0 timeout 120 "$ST" run -o lab01.trace -- "$lab/sync_copy"
+	echo "$output"
+	run -0 "$ST" query lab01.trace streams gpu; echo "$output"
+	[[ "$output" =~ ^[0-9]+\ default$ ]]
+	run -0 "$ST" query lab01.trace order h2d kernel; echo "$output"; [ "$output" = before ]
+	run -0 "$ST" query lab01.trace order kernel d2h; echo "$output"; [ "$output" = before ]
+	run -0 "$ST" query lab01.trace overlap copy kernel; echo "$output"
+	[ "$output" = "0.000000 0.0000 0.0000" ]
+	run -0 "$ST" query lab01.trace dropped; echo "$output"; [ "$output" = 0 ]
+}
