@@ -35,7 +35,7 @@ elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.
     local rc
     rc=$(rc_of main)
     [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
-        "the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
+        "the program $(describe_exit "$rc"): $(cat "$RUNS/main.err" <(grep '^RESULT' "$RUNS/main.out") | head -n 1)" \
         "a CUDA error names the file:line and the call; a wrong result is the next check"
 }
 

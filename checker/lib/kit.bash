@@ -83,3 +83,6 @@ check_variant() {
     without_bats_env "$KIT_ROOT/checker/run-checks" --dir "$d" --tap-out "$d/checks.tap" "$id" \
         >"$d/checks.log" 2>&1 || true
 }
+
+# tap_failed TAP CHECK: did the check named CHECK fail in that TAP stream?
+tap_failed() { grep -qxF "$2" <(sed -n 's/^not ok [0-9]* //p' "$1"); }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bats
+# replay.bats -- the labs' checkers judge recorded runs rightly, with no GPU.
+#
+# checker/tests/replays/LAB/VARIANT holds one run of a variant recorded on a
+# GPU (output, exit status, trace; `RECORD=1 checker/tests/gpu-suite.sh`).
+# Here a stand-in program (progs/replay-prog) replays it to the lab's real
+# checker. This tests the checkers' logic -- that a correct run passes and
+# each mutant's run fails its named check -- on every machine, CI included.
+# It proves nothing about a GPU: labs.bats does that, on one.
+
+bats_require_minimum_version 1.5.0
+load ../lib/kit
+
+# replay_check LAB VARIANT: run LAB's checker on the recording; TAP to $BATS_TEST_TMPDIR/v.tap
+replay_check() {
+    local id=$1 variant=$2 d prog
+    d="$BATS_TEST_TMPDIR/$variant"
+    prog=$(prog_of "$id")
+    mkdir -p "$d"
+    printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
+    ln -s "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/$prog"
+    REPLAY="$KIT_ROOT/checker/tests/replays/$id/$variant" without_bats_env \
+        "$KIT_ROOT/checker/run-checks" --dir "$d" --tap-out "$d.tap" "$id" >"$d.log" 2>&1 || true
+    cat "$d.log"
+}
+
+recorded() { ls -d "$KIT_ROOT"/checker/tests/replays/*/$1 2>/dev/null; }
+
+@test "recorded runs of the solutions pass every check" {
+    local r id n=0
+    for r in $(recorded solution); do
+        id=$(basename "$(dirname "$r")")
+        replay_check "$id" solution
+        n=$((n + 1))
+        ! grep -q '^not ok' "$BATS_TEST_TMPDIR/solution.tap"
+        ! grep -q '# skip' "$BATS_TEST_TMPDIR/solution.tap"
+    done
+    [ "$n" -gt 0 ]
+}
+
+@test "recorded runs of the starters fail" {
+    local r id
+    for r in $(recorded starter); do
+        id=$(basename "$(dirname "$r")")
+        replay_check "$id" starter
+        grep -q '^not ok' "$BATS_TEST_TMPDIR/starter.tap"
+    done
+}
+
+@test "recorded runs of the mutants fail the check each one names" {
+    local r id variant check n=0
+    for r in $(recorded 'mut-*'); do
+        id=$(basename "$(dirname "$r")") variant=$(basename "$r")
+        check=$(expected_check "$KIT_ROOT/checker/mutants/$id/${variant#mut-}.patch")
+        replay_check "$id" "$variant" >/dev/null
+        echo "$id/$variant must fail: $check"
+        tap_failed "$BATS_TEST_TMPDIR/$variant.tap" "$check"
+        n=$((n + 1))
+    done
+    [ "$n" -gt 0 ]
+}
