@@ -341,9 +341,14 @@ assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in x)
 	# two contexts, two default streams (7 before the reset, 16 after)
 	run -0 "$ST" query "$F" streams gpu; echo "$output"
 	expect "$(printf '7 default\n13 created\n14 created\n16 default')"
-	# inner [953794315, 953803863] lies inside outer [941849347, 953811784]
+	# inner [915770696, 915780899] (10203 ns) lies inside outer
+	# [902367144, 915788581] (13421437 ns): 10203 / 13421437 = 0.0008
 	run -0 "$ST" query "$F" overlap nvtx:inner nvtx:outer; echo "$output"
-	expect "0.009548 1.0000 0.0008"
+	expect "0.010203 1.0000 0.0008"
+	# the event in stream 13 completes at 915751679, after the kernel before
+	# it there ended (915736223)
+	run -0 "$ST" query "$F" count event; echo "$output"; expect 1
+	run -0 "$ST" query "$F" order kernel event; echo "$output"; expect before
 }
 
 @test "the H200 capture of lab 01 shows H2D, kernels, D2H in order on the default stream" {
@@ -353,6 +358,8 @@ assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in x)
 	run -0 "$ST" query "$F" order kernel d2h; echo "$output"; expect before
 	# 3 kernels, one after the other: no two GPU records overlap
 	run -0 "$ST" query "$F" count kernel; echo "$output"; expect 3
+	# the program times each step with a pair of events: 3 pairs
+	run -0 "$ST" query "$F" count event; echo "$output"; expect 6
 	run -0 "$ST" query "$F" overlap copy kernel; echo "$output"; expect "0.000000 0.0000 0.0000"
 }
 
