@@ -1,0 +1,247 @@
+#!/usr/bin/env bats
+# 02-async-copy.bats -- the checks of lab 02 (async copy).
+# Run from the lab folder with `make check`, or `make check LAB=02` at the top.
+# The program runs once under the trace tool; each check reads that run.
+#
+# The measured run is marked by three NVTX ranges on the host: "issue" (queue
+# H2D, kernel, D2H), "cpu_work" (independent host work) and "wait" (wait for
+# the stream). GPU work that starts after "issue" began belongs to it; what
+# came before is the program's rehearsal, which waits on purpose.
+
+bats_require_minimum_version 1.5.0
+LAB_ID=02-async-copy
+PROG=async_copy
+load lib/checks
+
+setup_file() {
+    build_lab
+    run_lab main --trace
+    run_lab badopt -- --frobnicate
+    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+}
+
+elements() { awk '/^async_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.out"; }
+
+# range NAME FIELD: start (1) or end (2) of the NVTX range NAME, ms into the trace
+range() { tq main list "nvtx:$1" | awk -F'\t' -v f="$2" 'NR == 1 { print $f }'; }
+
+# measured SEL: the `list` lines of SEL that start once "issue" has begun
+measured() {
+    local from
+    from=$(range issue 1)
+    [ -n "$from" ] || return 0
+    tq main list "$1" | awk -F'\t' -v from="$from" '$1 >= from'
+}
+
+# the GPU's part of the measured run: first start to last end, in ms
+gpu_span() { measured gpu | awk -F'\t' 'NR == 1 { a = $1 } $2 > b { b = $2 } END { if (NR) printf "%.6f\n", b - a }'; }
+
+# the three ranges must be there for any check on the measured run
+need_ranges() {
+    local r
+    for r in issue cpu_work wait; do
+        [ -n "$(range "$r" 1)" ] || {
+            say_fail "an NVTX range \"$r\" in the trace" "none" \
+                "keep the NVTX_PUSH(\"$r\", ...) / NVTX_POP() pair of main() as given"
+            return 1
+        }
+    done
+}
+
+@test "the program builds without warnings" {
+    if ! built_ok; then
+        sed -n '/error/{p}' "$RUNS/build.log" | head -n 5 | sed 's/^/note: /'
+        say_fail "make builds ./$PROG" "the build failed" \
+            "read the first error above; the line number points into $PROG.cu"
+    fi
+    if grep -qi 'warning' "$RUNS/build.log"; then
+        grep -i -m 3 'warning' "$RUNS/build.log" | sed 's/^/note: /'
+        say_fail "no compiler warnings" "warnings (above)" "warnings are often bugs: fix them"
+    fi
+}
+
+@test "it runs to the end and exits 0" {
+    need_run main
+    local rc
+    rc=$(rc_of main)
+    [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
+        "the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
+        "a CUDA error names the file:line and the call; a wrong result is the next check"
+}
+
+@test "every element of the result is right" {
+    need_run main
+    grep -q '^RESULT: verified' "$RUNS/main.out" || say_fail \
+        "RESULT: verified all $(elements) elements" \
+        "$(grep -m 1 '^RESULT' "$RUNS/main.out" || echo 'no RESULT line')" \
+        "got 3452816845 (0xcdcdcdcd, the poison): h_out was read before the D2H copy had landed -- wait for the stream (TODO 5) before verify() reads it"
+}
+
+@test "it reports the issue, CPU work, wait, GPU and wall times" {
+    need_run main
+    local k v
+    for k in rehearsal_ms issue_ms cpu_ms wait_ms wall_ms gpu_ms; do
+        v=$(need_figure main "$k") || return 1
+        is_true 'v > 0' v="$v" || say_fail "$k above 0" "$k = $v" \
+            "a time of 0: is the clock read on both sides of the step?"
+    done
+    local i c w t
+    i=$(figure main issue_ms) c=$(figure main cpu_ms) w=$(figure main wait_ms) t=$(figure main wall_ms)
+    is_true 't >= 0.98 * (i + c + w) && t <= 1.02 * (i + c + w) + 0.05' t="$t" i="$i" c="$c" w="$w" ||
+        say_fail "wall_ms = issue_ms + cpu_ms + wait_ms" \
+        "wall_ms = $t, issue + cpu + wait = $(fmt "$(awk -v a="$i" -v b="$c" -v d="$w" 'BEGIN { print a + b + d }')")" \
+        "keep the clock readings t0..t3 of main() as given"
+}
+
+@test "the times it reports agree with what the trace recorded" {
+    need_run main
+    need_trace main
+    need_ranges || return 1
+    local c w g tc tw tg
+    c=$(need_figure main cpu_ms) || return 1
+    w=$(need_figure main wall_ms) || return 1
+    g=$(need_figure main gpu_ms) || return 1
+    tc=$(awk -v a="$(range cpu_work 1)" -v b="$(range cpu_work 2)" 'BEGIN { print b - a }')
+    tw=$(awk -v a="$(range issue 1)" -v b="$(range wait 2)" 'BEGIN { print b - a }')
+    tg=$(gpu_span)
+    is_true 'c >= 0.9 * t - 0.2 && c <= 1.1 * t + 0.2' c="$c" t="$tc" || say_fail \
+        "cpu_ms within 10% (+0.2 ms) of the traced range \"cpu_work\", $(fmt "$tc") ms" \
+        "cpu_ms = $c" "keep t1 and t2 right around the cpu_work range"
+    is_true 'w >= 0.9 * t - 0.2 && w <= 1.1 * t + 0.2' w="$w" t="$tw" || say_fail \
+        "wall_ms within 10% (+0.2 ms) of issue start -> wait end in the trace, $(fmt "$tw") ms" \
+        "wall_ms = $w" "keep t0 right before \"issue\" and t3 right after \"wait\""
+    is_true 'g >= 0.8 * t && g <= 1.25 * t + 0.05' g="$g" t="$tg" || say_fail \
+        "gpu_ms within -20%/+25% of the traced GPU work of the measured run, $(fmt "$tg") ms" \
+        "gpu_ms = $g" \
+        "the events are recorded on the stream: are the copies and the kernel on it too?"
+}
+
+@test "copies and kernel run on the stream the program created" {
+    need_run main
+    need_trace main
+    need_ranges || return 1
+    local streams sel
+    streams=$(tq main streams gpu | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+    [ "$streams" = "created " ] || {
+        tq main streams gpu | sed 's/^/note: stream /'
+        say_fail "every copy and kernel on a stream made with cudaStreamCreate" \
+            "streams used: $streams" \
+            "the default stream shows up when a call has no stream: the 4th launch parameter <<<b, t, 0, stream>>> (TODO 3), cudaMemcpyAsync's last argument, not cudaMemcpy"
+    }
+    for sel in h2d kernel d2h; do
+        [ -n "$(measured $sel)" ] || say_fail \
+            "an H2D copy, a kernel and a D2H copy in the measured run" \
+            "no $sel after \"issue\" began" "issue_work() queues all three"
+    done
+    [ "$(measured gpu | awk -F'\t' '{ print $5 }' | sort -u | wc -l)" = 1 ] || say_fail \
+        "the measured run's copies and kernel on one stream" \
+        "streams $(measured gpu | awk -F'\t' '{ print $5 }' | sort -u | tr '\n' ' ')" \
+        "one stream keeps them in order: H2D, then kernel, then D2H"
+}
+
+@test "the copies are asynchronous cudaMemcpyAsync calls" {
+    need_run main
+    need_trace main
+    need_ranges || return 1
+    local sync calls kinds issue span
+    sync=$(tq main count api:cudaMemcpy)
+    [ "$sync" = 0 ] || say_fail "no cudaMemcpy at all (it makes the host wait)" \
+        "$sync cudaMemcpy calls" "queue the copies with cudaMemcpyAsync(..., stream) (TODO 2, 4)"
+    calls=$(measured api:cudaMemcpyAsync | awk -F'\t' -v e="$(range issue 2)" '$1 <= e' | wc -l)
+    [ "$calls" = 2 ] || say_fail "2 cudaMemcpyAsync calls while issuing (H2D and D2H)" \
+        "$calls" "issue_work() queues one copy in (TODO 2) and one out (TODO 4)"
+    kinds=$( (measured h2d; measured d2h) | awk -F'\t' '{ print $8 }' | sort -u | tr '\n' ' ')
+    [ "$kinds" = "PINNED " ] || say_fail "the copies to and from pinned host memory" \
+        "memory kinds: $kinds" \
+        "keep cudaMallocHost for h_in and h_out: from malloc memory an async copy makes the host wait (lab 03)"
+    issue=$(awk -v a="$(range issue 1)" -v b="$(range issue 2)" 'BEGIN { print b - a }')
+    span=$(gpu_span)
+    is_true 'i < 0.25 * g' i="$issue" g="$span" || say_fail \
+        "issuing takes far less than the GPU's work (under a quarter of $(fmt "$span") ms)" \
+        "issuing took $(fmt "$issue") ms" \
+        "the host must only queue the work: nothing in issue_work() may wait for the GPU"
+}
+
+@test "nothing waits for the GPU between issuing the work and the CPU work" {
+    need_run main
+    need_trace main
+    need_ranges || return 1
+    local from to waits
+    from=$(range issue 1) to=$(range cpu_work 1)
+    waits=$( { tq main list sync; tq main list api; } | awk -F'\t' -v a="$from" -v b="$to" '
+        $1 >= a && $1 <= b && ($4 == "sync" ||
+            $6 ~ /^cuda(StreamSynchronize|DeviceSynchronize|EventSynchronize|Memcpy)$/) {
+            printf "%s %s at %.3f ms (%.3f ms long); ", $4, $6, $1, $3 }')
+    [ -z "$waits" ] || say_fail \
+        "no synchronization from the start of \"issue\" to the start of \"cpu_work\"" \
+        "$waits" \
+        "a cudaStreamSynchronize (or cudaMemcpy) right after issuing makes the CPU idle while the GPU works; wait only after the CPU work (TODO 5)"
+}
+
+@test "the CPU work runs while the GPU works" {
+    need_run main
+    need_trace main
+    need_ranges || return 1
+    local ov frac
+    ov=$(tq main overlap nvtx:cpu_work gpu)
+    frac=$(echo "$ov" | awk '{ print $2 }')
+    is_true 'f >= 0.5' f="$frac" || say_fail \
+        "GPU work during at least half of the \"cpu_work\" range" \
+        "GPU busy during $(awk -v f="$frac" 'BEGIN { printf "%.0f", 100 * f }')% of it ($(echo "$ov" | awk '{ print $1 }') ms)" \
+        "the GPU's work must still be queued or running when the CPU work starts: no wait, no cudaMemcpy before it"
+}
+
+@test "the host waits for the stream before it reads the results" {
+    need_run main
+    need_trace main
+    need_ranges || return 1
+    local from to waits last
+    from=$(range wait 1) to=$(range wait 2)
+    waits=$( { tq main list sync; tq main list api; } | awk -F'\t' -v a="$from" -v b="$to" '
+        $1 >= a && $1 <= b && ($4 == "sync" ||
+            $6 ~ /^cuda(StreamSynchronize|DeviceSynchronize|EventSynchronize)$/)' | wc -l)
+    [ "$waits" -gt 0 ] || say_fail "a cudaStreamSynchronize in the range \"wait\"" \
+        "no synchronization there" \
+        "h_out is only safe to read once the stream is done: cudaStreamSynchronize(stream) (TODO 5)"
+    last=$(measured gpu | awk -F'\t' '$2 > b { b = $2 } END { print b + 0 }')
+    is_true 'last <= to' last="$last" to="$to" || say_fail \
+        "the D2H copy finished before \"wait\" ended" \
+        "the GPU still worked until $(fmt "$last") ms, \"wait\" ended at $(fmt "$to") ms" \
+        "wait for the stream the work is on, not another one"
+}
+
+@test "the wall time is clearly below CPU work plus GPU work" {
+    need_run main
+    need_trace main
+    need_ranges || return 1
+    local wall cpu gpu r own
+    wall=$(awk -v a="$(range issue 1)" -v b="$(range wait 2)" 'BEGIN { print b - a }')
+    cpu=$(awk -v a="$(range cpu_work 1)" -v b="$(range cpu_work 2)" 'BEGIN { print b - a }')
+    gpu=$(gpu_span)
+    r=$(awk -v w="$wall" -v c="$cpu" -v g="$gpu" 'BEGIN { printf "%.3f", w / (c + g) }')
+    own=$(figure main wall_vs_serial)
+    is_true 'r < 0.8' r="$r" || say_fail \
+        "wall time under 0.8 x (CPU work + GPU work) in the trace (0.5 is perfect overlap)" \
+        "wall $(fmt "$wall") ms, CPU work $(fmt "$cpu") ms + GPU work $(fmt "$gpu") ms: ratio $r (the program says ${own:-?})" \
+        "ratio near 1: the CPU and the GPU took turns. Issue everything, do the CPU work, and only then wait"
+}
+
+@test "a bad option is refused with usage and exit status 2" {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of badopt)
+    [ "$rc" = 2 ] && grep -qi usage "$RUNS/badopt.err" || say_fail \
+        "exit status 2 and a usage line on stderr for --frobnicate" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/badopt.err")" \
+        "keep parse_args as given"
+}
+
+@test "without a CUDA device it says why and exits 77" {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of nodev)
+    [ "$rc" = 77 ] && grep -q 'no usable CUDA device' "$RUNS/nodev.err" || say_fail \
+        "exit status 77 and 'no usable CUDA device: ...' with CUDA_VISIBLE_DEVICES=''" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/nodev.err")" \
+        "call lab_pick_device() before any other CUDA call"
+}
