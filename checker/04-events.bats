@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# 04-events.bats -- the checks of lab 04 (events).
+# Run from the lab folder with `make check`, or `make check LAB=04` at the top.
+# The program runs once under the trace tool (all three parts); each check
+# reads that run: its figures, its verdict and what the GPU recorded.
+
+bats_require_minimum_version 1.5.0
+LAB_ID=04-events
+PROG=events
+load lib/checks
+
+setup_file() {
+    build_lab
+    run_lab main --trace
+    run_lab badopt -- --frobnicate
+    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+}
+
+# busy_ms N: the traced duration of the Nth busy_kernel run. Part 1 launches
+# them in this order on one stream: 1 cold, 2 timed with events, 3 host clock
+# with a synchronize, 4 host clock without, 5-6 the "late" pair; part 2: 7.
+busy_ms() { tq main durations kernel:busy_kernel | sed -n "${1}p"; }
+
+# between_launches: what the host did between queueing producer_kernel and
+# queueing consumer_kernel, from the trace file itself (trace/FORMAT.md): a
+# kernel and the cudaLaunchKernel call that queued it share a correlation id
+# (`kernel START END STREAM GRID BLOCK CORR NAME`, `api START END THREAD CORR
+# NAME`). Prints one line: "ok", or "missing"; then the host waits found in
+# between as "NAME xCOUNT" (or "-"); then how long after the producer's end the
+# consumer was queued, in ms (negative: while the producer still ran).
+# Times are ns near 2^61: split into seconds and ns so awk's doubles stay exact.
+between_launches() {
+    awk -F'\t' '
+        function t(x,   hi) {
+            hi = substr(x, 1, length(x) - 9)
+            if (base == "") base = hi
+            return (hi - base) * 1e9 + substr(x, length(x) - 8)
+        }
+        FNR == NR && $1 == "kernel" {
+            if (index($8, "producer_kernel") == 1 && (pk == "" || t($2) < pk)) { pk = t($2); pe = t($3); pc = $7 }
+            if (index($8, "consumer_kernel") == 1 && (ck == "" || t($2) < ck)) { ck = t($2); cc = $7 }
+        }
+        FNR == NR && $1 == "api" { as[$5] = t($2) }
+        FNR == NR { next }
+        FNR == 1 {
+            if (pc == "" || cc == "" || !(pc in as) || !(cc in as)) { print "missing"; exit }
+            lo = as[pc]; hi = as[cc]
+        }
+        ($1 == "sync" && $5 != "wait") ||
+        ($1 == "api" && $6 ~ /Synchronize$|^cudaMemcpy$|^cudaMemset$|^cudaStreamQuery$|^cudaEventQuery$/) {
+            if (t($2) < hi && t($3) > lo)
+                n[$1 == "sync" ? "sync:" $5 : $6]++
+        }
+        END {
+            if (lo == "") exit
+            for (k in n) found = found (found == "" ? "" : ", ") k " x" n[k]
+            printf "ok\t%s\t%.3f\n", found == "" ? "-" : found, (hi - pe) / 1e6
+        }' "$RUNS/main.trace" "$RUNS/main.trace"
+}
+
+@test "the program builds without warnings" {
+    if ! built_ok; then
+        sed -n '/error/{p}' "$RUNS/build.log" | head -n 5 | sed 's/^/note: /'
+        say_fail "make builds ./$PROG" "the build failed" \
+            "read the first error above; the line number points into $PROG.cu"
+    fi
+    if grep -qi 'warning' "$RUNS/build.log"; then
+        grep -i -m 3 'warning' "$RUNS/build.log" | sed 's/^/note: /'
+        say_fail "no compiler warnings" "warnings (above)" "warnings are often bugs: fix them"
+    fi
+}
+
+@test "it runs to the end and exits 0" {
+    need_run main
+    local rc
+    rc=$(rc_of main)
+    [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
+        "the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
+        "cudaErrorNotReady from cudaEventElapsedTime: the stop event was not waited for (cudaEventSynchronize)"
+}
+
+@test "the consumer sees all of the producer's result" {
+    need_run main
+    grep -q '^RESULT: verified' "$RUNS/main.out" || say_fail \
+        "RESULT: verified all ... elements of every part that was run" \
+        "$(grep -m 1 'WRONG' "$RUNS/main.out" || echo 'no RESULT line')" \
+        "part 3 wrong: the consumer read d_buf before the producer wrote it; record produced on stream A and make stream B wait for it (TODO 4, 5)"
+}
+
+@test "it prints the five timings side by side" {
+    need_run main
+    local k v
+    for k in event_ms host_sync_ms host_nosync_ms host_late_ms cold_ms; do
+        v=$(need_figure main "$k") || return 1
+        is_true 'v > 0' v="$v" || say_fail "$k above 0" "$k = $v" \
+            "a time of 0: the events were not recorded around the work, or not read"
+    done
+}
+
+# Events are stamped by the GPU just before and just after the kernel: they
+# may add the few µs between the start stamp and the kernel's start, never
+# lose any of it. So: no less than the traced run (minus 1% for the two
+# clocks), no more than 5% + 50 µs above it.
+@test "the event time matches the kernel's traced duration" {
+    need_run main
+    need_trace main
+    local ms traced
+    ms=$(figure main event_ms)
+    [ -n "$ms" ] || { say_fail "a line \"event_ms = <number>\"" \
+        "none: the program $(describe_exit "$(rc_of main)"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
+        "cudaErrorNotReady: the time was read before the stop event was reached; cudaEventSynchronize(stop) first"; return 1; }
+    traced=$(busy_ms 2)
+    [ -n "$traced" ] || { say_fail "7 runs of busy_kernel in the trace" \
+        "$(tq main count kernel:busy_kernel)" "keep every busy() call of parts 1 and 2"; return 1; }
+    is_true 'ms >= 0.99 * t - 0.005 && ms <= 1.05 * t + 0.05' ms="$ms" t="$traced" || say_fail \
+        "event_ms within -1%/+5% of the timed kernel's traced run, $(fmt "$traced") ms" \
+        "event_ms = $ms" \
+        "record start and stop on stream s, the kernel's stream (stream 0 does not wait for a non-blocking stream), and cudaEventSynchronize(stop) before reading"
+}
+
+@test "a host clock without a synchronize times only the launch" {
+    need_run main
+    need_trace main
+    local nosync sync k3 k4
+    nosync=$(need_figure main host_nosync_ms) || return 1
+    sync=$(need_figure main host_sync_ms) || return 1
+    k3=$(busy_ms 3) k4=$(busy_ms 4)
+    is_true 'n < 0.1 * k' n="$nosync" k="$k4" || say_fail \
+        "host_nosync_ms far below the kernel's traced run ($(fmt "$k4") ms): under a tenth" \
+        "host_nosync_ms = $nosync" \
+        "that case must not wait: the launch returns at once, t1 is read right after it"
+    is_true 's >= 0.98 * k' s="$sync" k="$k3" || say_fail \
+        "host_sync_ms at least the kernel's traced run, $(fmt "$k3") ms" \
+        "host_sync_ms = $sync" \
+        "wait for stream s (cudaStreamSynchronize) before t1 is read (TODO 2)"
+}
+
+# The polling loop is an NVTX range "polling"; the polled kernel is the only
+# kernel running then. It must cover most of the kernel, and the loop must
+# have asked more than once.
+@test "the CPU kept working while the kernel ran" {
+    need_run main
+    need_trace main
+    local slices ov k7
+    slices=$(need_figure main poll_slices) || return 1
+    is_true 's > 1' s="$slices" || say_fail "more than 1 slice of CPU work while the event was not ready" \
+        "poll_slices = $slices" \
+        "ask cudaEventQuery(done) in the loop, without waiting first: cudaErrorNotReady means 'not yet, do a slice'"
+    ov=$(tq main overlap nvtx:polling kernel:busy_kernel | awk '{ print $1 }')
+    k7=$(busy_ms 7)
+    is_true 'k > 0 && ov >= 0.5 * k' ov="${ov:-0}" k="${k7:-0}" || say_fail \
+        "the polling loop (NVTX range \"polling\") running during at least half of the polled kernel, $(fmt "${k7:-0}") ms" \
+        "$(fmt "${ov:-0}") ms of it" \
+        "no cudaEventSynchronize or cudaDeviceSynchronize before the loop: polling replaces the wait"
+}
+
+@test "the consumer starts only after the producer has finished" {
+    need_run main
+    need_trace main
+    local order
+    order=$(tq main order kernel:producer_kernel kernel:consumer_kernel)
+    [ "$order" = before ] || say_fail "producer_kernel ends before consumer_kernel starts" \
+        "$order" \
+        "record produced on stream A after the producer (TODO 4) and make stream B wait for it (TODO 5): an event recorded on B orders nothing"
+}
+
+@test "producer and consumer run on two different created streams" {
+    need_run main
+    need_trace main
+    local p c
+    p=$(tq main streams kernel:producer_kernel | tr '\n' ' ')
+    c=$(tq main streams kernel:consumer_kernel | tr '\n' ' ')
+    [ -n "$p" ] && [ -n "$c" ] && [ "$p" != "$c" ] &&
+        [[ $p == *created* ]] && [[ $c == *created* ]] || say_fail \
+        "producer on stream A, consumer on stream B: two created streams" \
+        "producer on: ${p:-none}; consumer on: ${c:-none}" \
+        "launch the producer in w->stream_a and the consumer in w->stream_b"
+}
+
+# Between the producer's launch and the consumer's launch the host must not
+# wait for the GPU: no cudaDeviceSynchronize / StreamSynchronize /
+# EventSynchronize (sync records of type context, stream, event; the `wait`
+# of cudaStreamWaitEvent is allowed), no synchronous copy or memset, no
+# polling query. And the proof that nothing else waited (a sleep, a spin):
+# the consumer was queued while the producer was still running.
+@test "no host synchronization between producer and consumer" {
+    need_run main
+    need_trace main
+    local facts found gap
+    facts=$(between_launches)
+    [[ $facts == ok* ]] || { say_fail \
+        "producer_kernel and consumer_kernel in the trace, with their launches" \
+        "${facts:-nothing}" "keep producer() and consumer()"; return 1; }
+    found=$(cut -f 2 <<<"$facts") gap=$(cut -f 3 <<<"$facts")
+    [ "$found" = - ] || say_fail "no host wait between the producer's launch and the consumer's" \
+        "$found" \
+        "order the streams on the GPU: cudaEventRecord on A + cudaStreamWaitEvent on B, not a synchronize"
+    is_true 'g < 0' g="$gap" || say_fail \
+        "the consumer queued while the producer still ran" \
+        "the consumer was launched $gap ms after the producer ended" \
+        "the host waited for the producer somehow: queue the consumer at once, the event makes the GPU wait"
+}
+
+@test "a bad option is refused with usage and exit status 2" {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of badopt)
+    [ "$rc" = 2 ] && grep -qi usage "$RUNS/badopt.err" || say_fail \
+        "exit status 2 and a usage line on stderr for --frobnicate" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/badopt.err")" \
+        "keep parse_args as given"
+}
+
+@test "without a CUDA device it says why and exits 77" {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of nodev)
+    [ "$rc" = 77 ] && grep -q 'no usable CUDA device' "$RUNS/nodev.err" || say_fail \
+        "exit status 77 and 'no usable CUDA device: ...' with CUDA_VISIBLE_DEVICES=''" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/nodev.err")" \
+        "call lab_pick_device() before any other CUDA call"
+}

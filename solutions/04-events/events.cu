@@ -1,0 +1,417 @@
+/*
+ * events.cu -- CUDA events: time a kernel right, keep the CPU busy while the
+ * GPU works, and order two streams on the GPU without stopping the host.
+ *
+ * Build:  make            Run:  ./events [--part 1|2|3] [--steps K]
+ * Check:  make check      Trace: make trace
+ *
+ * Part 1 times one kernel five ways and prints them side by side: events
+ * (right), the host clock with a synchronize after the launch (right, plus a
+ * little), the host clock with none (the launch only), the host clock while
+ * an earlier kernel still runs (that one counted too), and events around the
+ * very first launch (no warm-up). Part 2 does CPU work in slices for as long
+ * as cudaEventQuery says the GPU is not done. Part 3 runs a producer kernel
+ * on stream A and a consumer on stream B that needs all of its output; an
+ * event orders them on the GPU, and the host does not wait in between.
+ *
+ * What to do:
+ *   TODO(1) time the warm launch with the start/stop events into event_ms.
+ *   TODO(2) make host_sync_ms cover the kernel: wait for stream A before t1.
+ *   TODO(3) poll: run cpu_slice() while cudaEventQuery(done) says not ready.
+ *   TODO(4) record the event `produced` on stream A right after the producer.
+ *   TODO(5) make stream B wait for `produced` before the consumer is launched.
+ * Done when `make check` passes.
+ */
+#include "lab.h"
+
+#define THREADS        256
+#define DEFAULT_N      1048579ULL    /* 2^20 + 3 numbers, 4 MiB */
+#define DEFAULT_STEPS  16384U
+#define LCG_A          1664525U      /* y -> A*y + C (mod 2^32) */
+#define LCG_C          1013904223U
+#define SLICE_HASHES   2048U         /* one slice of CPU work: a few µs */
+
+/* What every part works on. Both streams are non-blocking: see main(). */
+struct work {
+    size_t n;
+    uint32_t steps;
+    unsigned int blocks;            /* grid of the long kernels: one per SM */
+    uint32_t *h_in, *h_out;         /* pinned host buffers */
+    uint32_t *d_in, *d_buf, *d_out;
+    cudaStream_t stream_a, stream_b;
+};
+
+/* ---------------------------------------------------------------- CPU reference */
+
+/* Set (*a, *c) so that y -> a*y + c equals K steps of y -> A*y + C. */
+static void affine_power(uint32_t steps, uint32_t *a, uint32_t *c)
+{
+    uint32_t ra = 1, rc = 0;                /* identity */
+    uint32_t pa = LCG_A, pc = LCG_C;        /* the step applied 2^bit times */
+
+    for (; steps != 0; steps >>= 1) {
+        if (steps & 1) {
+            rc = pa * rc + pc;
+            ra = pa * ra;
+        }
+        pc = pa * pc + pc;
+        pa = pa * pa;
+    }
+    *a = ra;
+    *c = rc;
+}
+
+/*
+ * Check h_out against the reference of `part` (1: busy_kernel's output, 3:
+ * the consumer's). Print the first difference. Return the number that differ.
+ */
+static size_t verify(const struct work *w, int part)
+{
+    uint32_t a, c, want = 0;
+    size_t i, bad = 0, first = 0, n = w->n;
+
+    affine_power(w->steps, &a, &c);
+    for (i = 0; i < n; i++) {
+        uint32_t y = a * w->h_in[i] + c;
+
+        if (part == 3)              /* the consumer adds the mirror element */
+            y += a * w->h_in[n - 1 - i] + c;
+        if (w->h_out[i] != y && bad++ == 0) {
+            first = i;
+            want = y;
+        }
+    }
+    if (bad)
+        printf("part %d: WRONG: %zu of %zu elements differ (first at %zu: "
+               "got %u, expected %u)\n", part, bad, n, first,
+               w->h_out[first], want);
+    return bad;
+}
+
+/* A slice of CPU work, the kind a program does while the GPU computes. */
+static uint32_t cpu_slice(uint32_t seed)
+{
+    uint32_t h = seed, k;
+
+    for (k = 0; k < SLICE_HASHES; k++)
+        h = lab_hash32(h + k);
+    return h;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* y after K steps of y -> A*y + C: the work of the long kernels. */
+__device__ uint32_t lcg_steps(uint32_t y, uint32_t steps)
+{
+    /* one multiply-add per step: unrolled, the compiler would merge steps */
+#pragma unroll 1
+    for (uint32_t k = 0; k < steps; k++)
+        y = y * LCG_A + LCG_C;
+    return y;
+}
+
+/* out[i] = K steps from in[i]. A grid-stride loop: any grid covers all n. */
+__global__ void busy_kernel(uint32_t *out, const uint32_t *in, size_t n,
+                            uint32_t steps)
+{
+    size_t i;
+
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = lcg_steps(in[i], steps);
+}
+
+/* The same work as busy_kernel, under its own name for the trace. */
+__global__ void producer_kernel(uint32_t *buf, const uint32_t *in, size_t n,
+                                uint32_t steps)
+{
+    size_t i;
+
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        buf[i] = lcg_steps(in[i], steps);
+}
+
+/* out[i] = buf[i] + buf[n-1-i]: needs the producer's whole output. Quick. */
+__global__ void consumer_kernel(uint32_t *out, const uint32_t *buf, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+    if (i < n)
+        out[i] = buf[i] + buf[n - 1 - i];
+}
+
+/* ---------------------------------------------------------------- launchers */
+
+/*
+ * The long kernels get one block per SM: they run for milliseconds but leave
+ * room on every SM, so a consumer that is not told to wait really does start
+ * beside the producer (and reads poison), instead of queueing behind it.
+ */
+static void busy(const struct work *w, cudaStream_t stream)
+{
+    busy_kernel<<<w->blocks, THREADS, 0, stream>>>(w->d_out, w->d_in, w->n,
+                                                   w->steps);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void producer(const struct work *w, cudaStream_t stream)
+{
+    producer_kernel<<<w->blocks, THREADS, 0, stream>>>(w->d_buf, w->d_in,
+                                                       w->n, w->steps);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void consumer(const struct work *w, cudaStream_t stream)
+{
+    unsigned int blocks = (unsigned int)((w->n + THREADS - 1) / THREADS);
+
+    consumer_kernel<<<blocks, THREADS, 0, stream>>>(w->d_out, w->d_buf, w->n);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ---------------------------------------------------------------- part 1 */
+
+/* Time busy_kernel five ways; print them. Return the wrong elements. */
+static size_t part_timing(const struct work *w)
+{
+    cudaStream_t s = w->stream_a;
+    cudaEvent_t start, stop;
+    float cold_ms = 0, event_ms = 0;
+    double t0, t1, sync_ms, nosync_ms, late_ms;
+
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+
+    /* No warm-up: the first launch of a kernel also loads its code. */
+    CUDA_CHECK(cudaEventRecord(start, s));
+    busy(w, s);
+    CUDA_CHECK(cudaEventRecord(stop, s));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventElapsedTime(&cold_ms, start, stop));
+
+    /* Events: the GPU stamps them as it reaches them in the stream. */
+    /* TODO(1) */
+    CUDA_CHECK(cudaEventRecord(start, s));
+    busy(w, s);
+    CUDA_CHECK(cudaEventRecord(stop, s));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventElapsedTime(&event_ms, start, stop));
+
+    /* Host clock; the stream is idle before t0 (the wait just above). */
+    t0 = lab_now_ms();
+    busy(w, s);
+    /* TODO(2) */
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    t1 = lab_now_ms();
+    sync_ms = t1 - t0;
+
+    /* Host clock, nothing waited for: this times the launch alone. */
+    t0 = lab_now_ms();
+    busy(w, s);
+    t1 = lab_now_ms();
+    nosync_ms = t1 - t0;
+    CUDA_CHECK(cudaStreamSynchronize(s));
+
+    /* Host clock, but an earlier kernel is still running at t0: the stream
+     * runs it first, so it is counted too. */
+    busy(w, s);
+    t0 = lab_now_ms();
+    busy(w, s);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    t1 = lab_now_ms();
+    late_ms = t1 - t0;
+
+    printf("part 1: one kernel, timed five ways\n");
+    lab_figure("event_ms", event_ms, "events around a warm launch: the kernel");
+    lab_figure("host_sync_ms", sync_ms, "host clock, launch + synchronize");
+    lab_figure("host_nosync_ms", nosync_ms, "host clock, no synchronize: the launch");
+    lab_figure("host_late_ms", late_ms, "host clock, earlier kernel not waited for");
+    lab_figure("cold_ms", cold_ms, "events around the first launch: no warm-up");
+
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    CUDA_CHECK(cudaMemcpy(w->h_out, w->d_out, w->n * sizeof(uint32_t),
+                          cudaMemcpyDeviceToHost));
+    return verify(w, 1);
+}
+
+/* ---------------------------------------------------------------- part 2 */
+
+/* Work on the CPU in slices until the kernel is done; report the slices. */
+static void part_polling(const struct work *w)
+{
+    cudaStream_t s = w->stream_a;
+    cudaEvent_t done;
+    unsigned long slices = 0;
+    uint32_t sink = 1;
+    double t0, t1;
+
+    /* An event used only to ask "done yet?" needs no timestamp. */
+    CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    busy(w, s);
+    CUDA_CHECK(cudaEventRecord(done, s));
+
+    NVTX_PUSH("polling", NVTX_ORANGE);
+    t0 = lab_now_ms();
+    for (;;) {
+        /* TODO(3) */
+        cudaError_t st = cudaEventQuery(done);
+
+        if (st == cudaSuccess)
+            break;
+        if (st != cudaErrorNotReady)    /* "not ready" is an answer, not a failure */
+            lab_cuda_fail(st, "cudaEventQuery(done)", __FILE__, __LINE__);
+        sink = cpu_slice(sink);
+        slices++;
+    }
+    t1 = lab_now_ms();
+    NVTX_POP();
+
+    printf("part 2: the CPU worked while the GPU ran (CPU result %08x)\n", sink);
+    lab_figure("poll_slices", (double)slices, "CPU slices while the event was not ready");
+    lab_figure("poll_ms", t1 - t0, "host time until the event was done");
+    CUDA_CHECK(cudaEventDestroy(done));
+}
+
+/* ---------------------------------------------------------------- part 3 */
+
+/* Producer on stream A, consumer on stream B, ordered by an event alone. */
+static size_t part_dependency(const struct work *w)
+{
+    size_t bytes = w->n * sizeof(uint32_t);
+    cudaEvent_t produced;
+
+    CUDA_CHECK(cudaEventCreateWithFlags(&produced, cudaEventDisableTiming));
+    /* Poison: a consumer that runs too early reads 0xabababab, not data. */
+    CUDA_CHECK(cudaMemset(w->d_buf, 0xab, bytes));
+    CUDA_CHECK(cudaMemset(w->d_out, 0xcd, bytes));
+    /* Start clean. From here until the consumer is queued, the host waits for nothing. */
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    NVTX_PUSH("dependency", NVTX_PURPLE);
+    producer(w, w->stream_a);
+    /* TODO(4) */
+    CUDA_CHECK(cudaEventRecord(produced, w->stream_a));
+    /* TODO(5) */
+    CUDA_CHECK(cudaStreamWaitEvent(w->stream_b, produced, 0));
+    consumer(w, w->stream_b);
+    NVTX_POP();
+
+    /* Now the host needs the result: wait for stream B (and only B). */
+    CUDA_CHECK(cudaStreamSynchronize(w->stream_b));
+    CUDA_CHECK(cudaMemcpy(w->h_out, w->d_out, bytes, cudaMemcpyDeviceToHost));
+    printf("part 3: consumer on stream B after producer on stream A\n");
+    CUDA_CHECK(cudaEventDestroy(produced));
+    return verify(w, 3);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: events [--part 1|2|3] [--steps K]\n"
+                "  --part N   run only part N (default: all three)\n"
+                "  --steps K  work per number in the long kernels (default %u)\n",
+            DEFAULT_STEPS);
+}
+
+/* Read the options. Exits 2 with usage on a bad one. */
+static void parse_args(int argc, char **argv, int *part, uint32_t *steps)
+{
+    unsigned long long v;
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            exit(LAB_EXIT_OK);
+        } else if (strcmp(argv[i], "--part") == 0) {
+            if (lab_parse_size("--part", i + 1 < argc ? argv[++i] : NULL, 1, 3,
+                               &v) != 0)
+                goto bad;
+            *part = (int)v;
+        } else if (strcmp(argv[i], "--steps") == 0) {
+            if (lab_parse_size("--steps", i + 1 < argc ? argv[++i] : NULL, 1,
+                               1U << 24, &v) != 0)
+                goto bad;
+            *steps = (uint32_t)v;
+        } else {
+            fprintf(stderr, "unknown option: %s\n", argv[i]);
+            goto bad;
+        }
+    }
+    return;
+bad:
+    usage(stderr);
+    exit(LAB_EXIT_USAGE);
+}
+
+int main(int argc, char **argv)
+{
+    struct work w;
+    cudaDeviceProp prop;
+    cudaFuncAttributes attr;
+    int part = 0;                   /* 0: all */
+    size_t i, bytes, bad = 0;
+
+    memset(&w, 0, sizeof w);
+    w.n = DEFAULT_N;
+    w.steps = DEFAULT_STEPS;
+    parse_args(argc, argv, &part, &w.steps);
+    prop = lab_pick_device();
+    w.blocks = (unsigned int)prop.multiProcessorCount;
+    bytes = w.n * sizeof(uint32_t);
+    printf("events: %zu numbers (%.1f MiB), %u steps each, on %s\n",
+           w.n, bytes / 1048576.0, w.steps, prop.name);
+
+    CUDA_CHECK(cudaMallocHost(&w.h_in, bytes));
+    CUDA_CHECK(cudaMallocHost(&w.h_out, bytes));
+    for (i = 0; i < w.n; i++)
+        w.h_in[i] = lab_hash32((uint32_t)i + 1);    /* never all zeros */
+    memset(w.h_out, 0xee, bytes);   /* poison: what is not copied back is wrong */
+    CUDA_CHECK(cudaMalloc(&w.d_in, bytes));
+    CUDA_CHECK(cudaMalloc(&w.d_buf, bytes));
+    CUDA_CHECK(cudaMalloc(&w.d_out, bytes));
+    CUDA_CHECK(cudaMemcpy(w.d_in, w.h_in, bytes, cudaMemcpyHostToDevice));
+    /*
+     * Non-blocking streams do not wait for the legacy default stream, nor it
+     * for them. With blocking streams, stray work on stream 0 would order
+     * everything and hide a missing dependency; here only events order them.
+     */
+    CUDA_CHECK(cudaStreamCreateWithFlags(&w.stream_a, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&w.stream_b, cudaStreamNonBlocking));
+    NVTX_NAME_STREAM(w.stream_a, "stream A");
+    NVTX_NAME_STREAM(w.stream_b, "stream B");
+
+    if (part == 0 || part == 1)
+        bad += part_timing(&w);
+    if (part == 0 || part == 2)
+        part_polling(&w);
+    if (part == 0 || part == 3) {
+        /*
+         * Load part 3's kernels first. With lazy loading (the default since
+         * CUDA 12.2) a kernel's code is loaded at its first launch, and that
+         * may wait for the kernels already running: a first-time consumer
+         * would wait for the producer by accident and hide a missing wait.
+         */
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, producer_kernel));
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, consumer_kernel));
+        bad += part_dependency(&w);
+    }
+
+    if (bad)
+        printf("RESULT: WRONG: %zu elements differ (see the part above)\n", bad);
+    else
+        printf("RESULT: verified all %zu elements of every part that was run\n",
+               w.n);
+
+    CUDA_CHECK(cudaStreamDestroy(w.stream_a));
+    CUDA_CHECK(cudaStreamDestroy(w.stream_b));
+    CUDA_CHECK(cudaFree(w.d_in));
+    CUDA_CHECK(cudaFree(w.d_buf));
+    CUDA_CHECK(cudaFree(w.d_out));
+    CUDA_CHECK(cudaFreeHost(w.h_in));
+    CUDA_CHECK(cudaFreeHost(w.h_out));
+    return bad ? LAB_EXIT_FAIL : LAB_EXIT_OK;
+}
