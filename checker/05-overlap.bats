@@ -1,0 +1,232 @@
+#!/usr/bin/env bats
+# 05-overlap.bats -- the checks of lab 05 (multi-stream overlap).
+# Run from the lab folder with `make check`, or `make check LAB=05` at the top.
+# The program runs twice under the trace tool: as given (depth-first issue
+# order) and with --order breadth. Each run does the sequential and the
+# pipelined version R times, alternately, each inside an NVTX range
+# ("sequential", "pipelined") so that the checks can tell them apart.
+
+bats_require_minimum_version 1.5.0
+LAB_ID=05-overlap
+PROG=overlap
+load lib/checks
+
+# How far above the stage bound a pipelined run may be, and why 1.5: on the
+# lent H200 a correct pipeline takes 1.00x the bound (median of 5 pairs),
+# while one that does not overlap (a synchronize in the issue loop, a kernel
+# on the default stream, stages separated by a synchronize) takes the sum of
+# the stages, 2.3-2.4x the bound.
+# Each pipelined run is compared with the sequential run just before it, and
+# the median of the R pairs counts: another program on the same GPU slows a
+# pair as a whole, or one pair, and neither moves the median far. 1.5 leaves
+# a correct solution room for a GPU shared with other runs, and is still far
+# below what any serialized version takes.
+BOUND_FACTOR=1.5
+
+setup_file() {
+    build_lab
+    run_lab main --trace
+    run_lab breadth --trace -- --order breadth
+    run_lab badopt -- --frobnicate
+    run_lab badorder -- --order sideways
+    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+}
+
+# label RUN: how a run was made, for messages.
+label() { [ "$1" = breadth ] && echo "with --order breadth" || echo "as given (depth-first)"; }
+
+# reps RUN RANGE: one line per NVTX range RANGE ("sequential", "pipelined") in
+# the trace of RUN, for the GPU work that started inside it:
+#   H2D_MS KERNEL_MS D2H_MS SPAN_MS KERNELS
+# (stage totals, first start to last end, number of kernels).
+reps() {
+    { tq "$1" list "nvtx:$2" | sed 's/^/R\t/'; tq "$1" list gpu | sed 's/^/G\t/'; } |
+    awk -F'\t' '
+        $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
+        {
+            for (i = 1; i <= n; i++)
+                if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
+            if (i > n) next
+            if ($5 == "copy" && $7 == "H2D") h[i] += $4
+            if ($5 == "copy" && $7 == "D2H") d[i] += $4
+            if ($5 == "kernel") { k[i] += $4; nk[i]++ }
+            if (!(i in lo) || $2 + 0 < lo[i]) lo[i] = $2 + 0
+            if (!(i in hi) || $3 + 0 > hi[i]) hi[i] = $3 + 0
+        }
+        END {
+            for (i = 1; i <= n; i++)
+                printf "%.6f %.6f %.6f %.6f %d\n", h[i], k[i], d[i], hi[i] - lo[i], nk[i]
+        }'
+}
+
+# bound RUN: "FRACTION BOUND_MS PIPE_MS CHUNKS PAIRS" -- each pipelined run
+# is set against the sequential run just before it (the program alternates
+# them), so both saw the same GPU, busy or not. With C chunks (the kernels of
+# the pipelined run) and per-chunk stage times h, k, d (the sequential totals
+# H, K, D / C), the pipeline cannot beat the slowest stage run whole plus the
+# first chunk's earlier stages (fill) and the last chunk's later stages
+# (drain): max(H + k + d, h + K + d, h + k + D). With one copy engine the
+# copies take turns: max(H + D, h + K + d). FRACTION = bound / pipelined time;
+# the pair with the median fraction is printed.
+bound() {
+    local engines
+    engines=$(tq "$1" meta copy_engines)
+    { reps "$1" sequential | sed 's/^/S /'; reps "$1" pipelined | sed 's/^/P /'; } |
+    awk -v ce="${engines:-1}" '
+        function max(a, b) { return a > b ? a : b }
+        $1 == "S" { ns++; H[ns] = $2; K[ns] = $3; D[ns] = $4 }
+        $1 == "P" { np++; P[np] = $5; C[np] = $6 }
+        END {
+            for (i = 1; i <= np && i <= ns; i++) {
+                if (C[i] < 1 || P[i] <= 0) continue
+                h = H[i] / C[i]; k = K[i] / C[i]; d = D[i] / C[i]
+                if (ce >= 2) b = max(max(H[i] + k + d, h + K[i] + d), h + k + D[i])
+                else b = max(H[i] + D[i], h + K[i] + d)
+                n++; f[n] = b / P[i]; fb[n] = b; fp[n] = P[i]; fc[n] = C[i]
+            }
+            if (n == 0) exit
+            for (i = 2; i <= n; i++)        # insertion sort by fraction
+                for (j = i; j > 1 && f[j] < f[j - 1]; j--) {
+                    t = f[j]; f[j] = f[j - 1]; f[j - 1] = t
+                    t = fb[j]; fb[j] = fb[j - 1]; fb[j - 1] = t
+                    t = fp[j]; fp[j] = fp[j - 1]; fp[j - 1] = t
+                    t = fc[j]; fc[j] = fc[j - 1]; fc[j - 1] = t
+                }
+            m = int((n + 1) / 2)            # the median; the lower one of two
+            printf "%.4f %.6f %.6f %d %d\n", f[m], fb[m], fp[m], fc[m], n
+        }'
+}
+
+# near_bound RUN ORDER: the check of one run's pipeline against the bound.
+near_bound() {
+    local run=$1 order=$2 frac b pipe chunks pairs
+    need_run "$run"
+    need_trace "$run"
+    read -r frac b pipe chunks pairs <<<"$(bound "$run")"
+    [ -n "$pairs" ] || { say_fail "NVTX ranges \"sequential\" and \"pipelined\" with GPU work in them" \
+        "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:pipelined) pipelined" \
+        "keep run_sequential() and run_pipelined() as given"; return 1; }
+    is_true 'f * x >= 1' f="$frac" x="$BOUND_FACTOR" || say_fail \
+        "the $order pipeline within ${BOUND_FACTOR}x of what its stages allow ($chunks chunks; median of $pairs runs)" \
+        "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(awk -v f="$frac" 'BEGIN { print 1 / f }')")x the bound" \
+        "something serializes the chunks: a synchronize inside the issue loop, one stream for all, a kernel without its stream, or pageable memory"
+}
+
+@test "the program builds without warnings" {
+    if ! built_ok; then
+        sed -n '/error/{p}' "$RUNS/build.log" | head -n 5 | sed 's/^/note: /'
+        say_fail "make builds ./$PROG" "the build failed" \
+            "read the first error above; the line number points into $PROG.cu"
+    fi
+    if grep -qi 'warning' "$RUNS/build.log"; then
+        grep -i -m 3 'warning' "$RUNS/build.log" | sed 's/^/note: /'
+        say_fail "no compiler warnings" "warnings (above)" "warnings are often bugs: fix them"
+    fi
+}
+
+@test "it runs to the end and exits 0, in both issue orders" {
+    local run rc
+    for run in main breadth; do
+        need_run "$run"
+        rc=$(rc_of "$run")
+        [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
+            "$(label "$run"): the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/$run.err" | head -n 1)" \
+            "a CUDA error names the file:line and the call; a wrong result is the next check"
+    done
+}
+
+@test "every element of the result is right, in both issue orders" {
+    local run
+    for run in main breadth; do
+        need_run "$run"
+        grep -q '^RESULT: verified' "$RUNS/$run.out" || say_fail \
+            "RESULT: verified all ... elements, sequential and pipelined" \
+            "$(label "$run"): $(grep -m 1 'WRONG' "$RUNS/$run.out" || echo 'no RESULT line')" \
+            "chunk c starts at element c * p->chunk, in h_in, d_in, d_out and h_out alike, and has chunk_len(p, c) elements"
+    done
+}
+
+@test "the chunks ran on two or more created streams" {
+    local run n
+    for run in main breadth; do
+        need_run "$run"
+        need_trace "$run"
+        n=$(tq "$run" streams gpu | grep -c created || true)
+        is_true 'n >= 2' n="$n" || say_fail "copies and kernels in 2 or more created streams" \
+            "$(label "$run"): $n created streams ($(tq "$run" streams gpu | tr '\n' ' '))" \
+            "chunk c goes to p->streams[c % p->nstreams]: one stream runs everything in order"
+    done
+}
+
+@test "every copy is from or to pinned memory" {
+    local run pageable pinned
+    for run in main breadth; do
+        need_run "$run"
+        need_trace "$run"
+        pageable=$(( $(tq "$run" count h2d --mem PAGEABLE) + $(tq "$run" count d2h --mem PAGEABLE) ))
+        pinned=$(( $(tq "$run" count h2d --mem PINNED) + $(tq "$run" count d2h --mem PINNED) ))
+        [ "$pageable" = 0 ] && [ "$pinned" -gt 0 ] || say_fail \
+            "every H2D and D2H copy from/to pinned memory" \
+            "$pinned pinned, $pageable pageable copies" \
+            "allocate h_in and h_out with cudaMallocHost (TODO 1): from malloc'd memory cudaMemcpyAsync makes the host wait"
+    done
+}
+
+@test "an H2D copy of one chunk overlapped the kernel of another" {
+    local run ov
+    for run in main breadth; do
+        need_run "$run"
+        need_trace "$run"
+        ov=$(tq "$run" overlap h2d kernel)
+        is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || say_fail \
+            "H2D copies running while kernels run (at least 5% of the H2D time)" \
+            "$(fmt "$(cut -d ' ' -f 1 <<<"$ov")") ms of overlap, $(fmt "$(cut -d ' ' -f 2 <<<"$ov")") of the H2D time" \
+            "give scramble() the chunk's stream: a kernel on the default stream waits for every stream, and they for it"
+    done
+}
+
+@test "H2D and D2H copies overlapped, where the GPU has two copy engines" {
+    local run ce ov
+    need_run main
+    need_trace main
+    ce=$(tq main meta copy_engines)
+    [ "${ce:-0}" -ge 2 ] || skip "this GPU has ${ce:-?} copy engine(s): H2D and D2H take turns on it"
+    for run in main breadth; do
+        need_trace "$run"
+        ov=$(tq "$run" overlap h2d d2h)
+        is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || say_fail \
+            "H2D and D2H copies at the same time on this GPU's $ce copy engines (at least 5% of the H2D time)" \
+            "$(fmt "$(cut -d ' ' -f 1 <<<"$ov")") ms of overlap" \
+            "chunks in different streams: while chunk c comes back, chunk c+2 can go in"
+    done
+}
+
+@test "the depth-first pipeline comes close to the stage bound" {
+    near_bound main depth-first
+}
+
+@test "the breadth-first pipeline comes close to the stage bound" {
+    near_bound breadth breadth-first
+}
+
+@test "a bad option is refused with usage and exit status 2" {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local run rc
+    for run in badopt badorder; do
+        rc=$(rc_of "$run")
+        [ "$rc" = 2 ] && grep -qi usage "$RUNS/$run.err" || say_fail \
+            "exit status 2 and a usage line on stderr for $([ "$run" = badopt ] && echo --frobnicate || echo '--order sideways')" \
+            "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/$run.err")" \
+            "keep parse_args as given"
+    done
+}
+
+@test "without a CUDA device it says why and exits 77" {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of nodev)
+    [ "$rc" = 77 ] && grep -q 'no usable CUDA device' "$RUNS/nodev.err" || say_fail \
+        "exit status 77 and 'no usable CUDA device: ...' with CUDA_VISIBLE_DEVICES=''" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/nodev.err")" \
+        "call lab_pick_device() before any other CUDA call"
+}
