@@ -126,7 +126,11 @@ expect_kind() {
 # own duration. Events also count the gaps between copies, so printed figures
 # may be lower than the trace's, most at small sizes; never much higher.
 # Tolerance: printed <= 1.10 x traced at every size, and >= 0.75 x traced from
-# 16 MiB up (median traced copy of that size, kind and direction).
+# 16 MiB up (median traced copy of that size, kind and direction). For the
+# pageable series the upper bound is 1.25 x: the driver stages those copies
+# through its own buffer, and the traced record of such a copy does not span
+# exactly what the events see (on the H200: 0.84 to 1.10 x from 16 MiB up,
+# against 0.99 to 1.00 x for pinned memory).
 @test "the printed bandwidths agree with the traced copies" {
     need_run main
     need_trace main
@@ -152,13 +156,14 @@ expect_kind() {
                     for (x = 2; x <= n; x++) { y = v[x]; for (z = x - 1; z >= 1 && v[z] > y; z--) v[z + 1] = v[z]; v[z + 1] = y }
                     med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
                     t = med > 0 ? f[1] / (med * 1e6) : 0
-                    if (p > 1.10 * t || (f[1] >= 16777216 && p < 0.75 * t))
+                    ub = kind[k] == "pageable" ? 1.25 : 1.10
+                    if (p > ub * t || (f[1] >= 16777216 && p < 0.75 * t))
                         printf "%s %s %d KiB: printed %.2f GB/s, traced %.2f; ", kind[k], dir[j], f[1] / 1024, p, t
                 }
             }
         }')
     [ -z "$bad" ] || say_fail \
-        "printed GB/s at most 1.10 x the traced copies' own, and at least 0.75 x from 16 MiB up" \
+        "printed GB/s at most 1.10 x the traced copies' own (pageable: 1.25 x), and at least 0.75 x from 16 MiB up" \
         "$bad" \
         "far above the trace: the time did not include the copies -- record stop after the loop and wait for it (cudaEventSynchronize) before cudaEventElapsedTime (TODO 1)"
 }
