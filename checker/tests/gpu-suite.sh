@@ -31,10 +31,16 @@ if [ -n "${RECORD:-}" ]; then
     for v in build/selftest/variants/*/*; do
         id=$(basename "$(dirname "$v")") kind=$(basename "$v")
         prog=$(sed -n 's/^PROG *:= *//p' "$v/Makefile")
-        r="$OUT/replays/$id/$kind"; mkdir -p "$r"
-        (cd "$v" && timeout 60 "$KIT/checker/trace/streamtrace" run -o "$PWD/r.trace" -- "./$prog" \
-            >"$PWD/r.out" 2>"$PWD/r.err"; echo $? >"$PWD/r.rc")
-        mv "$v/r.out" "$v/r.err" "$v/r.rc" "$v/r.trace" "$r/" 2>/dev/null
+        r="$(cd "$OUT" && pwd)/replays/$id/$kind"; mkdir -p "$r"
+        # the checker's traced runs: no arguments, and any `run_lab X --trace -- ARGS`
+        sed -n 's/^ *run_lab [a-z0-9_]* --trace -- \(.*\)$/\1/p' "checker/$id.bats" |
+        { echo; cat; } | while read -r args; do
+            key=r
+            [ -n "$args" ] && key=r$(printf '%s' "$args" | tr -c 'A-Za-z0-9' '-')
+            # shellcheck disable=SC2086  # the arguments split as the checker splits them
+            (cd "$v" && timeout 120 "$KIT/checker/trace/streamtrace" run -o "$r/$key.trace" \
+                -- "./$prog" $args </dev/null >"$r/$key.out" 2>"$r/$key.err"; echo $? >"$r/$key.rc")
+        done
     done
     tar -C "$OUT" -czf "$OUT/replays.tgz" replays && rm -rf "$OUT/replays"
 fi
