@@ -23,6 +23,13 @@ ARCH_FLAGS := $(foreach a,$(FALLBACK_ARCHS),-gencode arch=compute_$(a),code=sm_$
 endif
 
 NVCCFLAGS ?= -O2 -lineinfo $(ARCH_FLAGS) -Xcompiler -Wall,-Wextra
+
+# Programs link the shared CUDA runtime, so that checker/stress can stand
+# between a program and the runtime (LD_PRELOAD); the rpath to the runtime's
+# folder lets them run without LD_LIBRARY_PATH.
+CUDA_LIBDIR := $(patsubst %/,%,$(dir $(firstword $(wildcard $(addsuffix /libcudart.so,\
+	$(addprefix $(patsubst %/bin/nvcc,%,$(realpath $(NVCC))),/lib64 /lib /targets/*/lib))))))
+NVCCFLAGS += -cudart shared $(if $(CUDA_LIBDIR),-Xlinker -rpath=$(CUDA_LIBDIR))
 ifeq ($(NVTX),0)
 NVCCFLAGS += -DLAB_NVTX=0
 endif

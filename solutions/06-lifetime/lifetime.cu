@@ -1,0 +1,547 @@
+/*
+ * lifetime.cu -- the memory handed to asynchronous work must outlive the
+ * work: four scenarios, each with one lifetime bug to find and fix.
+ *
+ * Build:  make            Run:  ./lifetime [--scenario N] [--chunks C] [--n ELEMENTS] [--steps K]
+ * Check:  make check      Trace: make trace
+ * Stress: ../../checker/stress/stress -- ./lifetime   (what make check runs)
+ *
+ * Each scenario queues copies and kernels on its own streams, waits, checks
+ * every element on the CPU and prints one line: "scenario N (...): verified"
+ * or "... WRONG ...". A queued copy or kernel holds *pointers*, not copies of
+ * the data: until the stream gets to it, the memory it points to must stay
+ * alive and untouched. Run plainly, most of these bugs hide (the GPU is
+ * fast); the stress tool makes the GPU as late as it is allowed to be, and
+ * then every one of them shows.
+ *
+ * What to do -- find the bug at each TODO and fix it, without making the
+ * whole device wait (no cudaDeviceSynchronize):
+ *   TODO(1) the staging buffer is refilled while its copy is still in flight.
+ *   TODO(2) the results are read before the copy that brings them is done.
+ *   TODO(3) a buffer on a helper's stack is handed to an async copy.
+ *   TODO(4) scratch memory goes back to the pool, in one stream, while a
+ *           kernel in another stream still reads it.
+ * Done when `make check` passes.
+ */
+#include "lab.h"
+
+#define THREADS        256
+#define KEY_N          1024          /* words in a scenario 3 key */
+#define DEFAULT_N      1048576ULL    /* elements per chunk (4 MiB) */
+#define DEFAULT_CHUNKS 8U
+#define DEFAULT_STEPS  131072U       /* a chunk's kernel outlasts its copy and refill */
+#define LCG_A          1664525U      /* y -> A*y + C (mod 2^32) */
+#define LCG_C          1013904223U
+#define HOST_POISON    0xcd          /* bytes of a host buffer nothing has filled */
+
+struct params {
+    size_t n;           /* elements per chunk */
+    unsigned chunks;    /* chunks (scenarios 1, 3, 4) */
+    uint32_t steps;     /* scramble steps per element */
+};
+
+/* ---------------------------------------------------------------- CPU reference */
+
+/* Set (*a, *c) so that y -> a*y + c equals K steps of y -> A*y + C. */
+static void affine_power(uint32_t steps, uint32_t *a, uint32_t *c)
+{
+    uint32_t ra = 1, rc = 0, pa = LCG_A, pc = LCG_C;
+
+    for (; steps != 0; steps >>= 1) {
+        if (steps & 1) {
+            rc = pa * rc + pc;
+            ra = pa * ra;
+        }
+        pc = pa * pc + pc;
+        pa = pa * pa;
+    }
+    *a = ra;
+    *c = rc;
+}
+
+/* The input of a scenario: a hash of each index, never all zeros. */
+static void fill_input(uint32_t *h, size_t n, uint32_t salt)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = lab_hash32((uint32_t)i ^ (salt << 28)) | 1;
+}
+
+/* The scenario 3 key of batch `batch`. */
+static void make_key(uint32_t *h_key, unsigned batch)
+{
+    for (uint32_t i = 0; i < KEY_N; i++)
+        h_key[i] = lab_hash32(i + 7919U * (batch + 1));
+}
+
+struct mismatch {
+    size_t bad, first;
+    uint32_t got, want;
+};
+
+/*
+ * Compare out[0..n) with K steps from in[i] (xor key[i % KEY_N] when key is
+ * not NULL); `base` is out[0]'s index in the whole result. Adds to *m.
+ */
+static void compare(struct mismatch *m, const uint32_t *h_out, const uint32_t *h_in,
+                    const uint32_t *key, size_t n, uint32_t steps, size_t base)
+{
+    uint32_t a, c;
+
+    affine_power(steps, &a, &c);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = key ? h_in[i] ^ key[i % KEY_N] : h_in[i];
+        uint32_t want = a * x + c;
+
+        if (h_out[i] != want && m->bad++ == 0) {
+            m->first = base + i;
+            m->got = h_out[i];
+            m->want = want;
+        }
+    }
+}
+
+/* Print the scenario's verdict line. Return 1 if it verified. */
+static int verdict(int sc, const char *title, const struct mismatch *m, size_t n)
+{
+    if (m->bad == 0) {
+        printf("scenario %d (%s): verified all %zu elements\n", sc, title, n);
+        return 1;
+    }
+    printf("scenario %d (%s): WRONG: %zu of %zu elements differ (first at %zu: "
+           "got 0x%08x, expected 0x%08x%s)\n", sc, title, m->bad, n, m->first,
+           m->got, m->want, m->got == 0xcdcdcdcdU ? "; 0xcdcdcdcd: never copied back" : "");
+    return 0;
+}
+
+/* malloc or exit 1. */
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+
+    if (p == NULL) {
+        fprintf(stderr, "out of host memory for %zu bytes\n", bytes);
+        exit(LAB_EXIT_FAIL);
+    }
+    return p;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* out[i] = K steps of y -> A*y + C from y = in[i]. */
+__global__ void scramble_kernel(uint32_t *out, const uint32_t *in, size_t n, uint32_t steps)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+    if (i < n) {
+        uint32_t y = in[i];
+
+        for (uint32_t k = 0; k < steps; k++)
+            y = y * LCG_A + LCG_C;
+        out[i] = y;
+    }
+}
+
+/* The same, from y = in[i] xor key[i % KEY_N]. */
+__global__ void keyed_kernel(uint32_t *out, const uint32_t *in, const uint32_t *key,
+                             size_t n, uint32_t steps)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+    if (i < n) {
+        uint32_t y = in[i] ^ key[i % KEY_N];
+
+        for (uint32_t k = 0; k < steps; k++)
+            y = y * LCG_A + LCG_C;
+        out[i] = y;
+    }
+}
+
+/* ---------------------------------------------------------------- launchers */
+
+static unsigned int blocks_for(size_t n)
+{
+    return (unsigned int)((n + THREADS - 1) / THREADS);
+}
+
+/* Queue scramble_kernel on stream s. Returns at once. */
+static void scramble(uint32_t *d_out, const uint32_t *d_in, size_t n, uint32_t steps,
+                     cudaStream_t s)
+{
+    scramble_kernel<<<blocks_for(n), THREADS, 0, s>>>(d_out, d_in, n, steps);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* Queue keyed_kernel on stream s. Returns at once. */
+static void keyed(uint32_t *d_out, const uint32_t *d_in, const uint32_t *d_key, size_t n,
+                  uint32_t steps, cudaStream_t s)
+{
+    keyed_kernel<<<blocks_for(n), THREADS, 0, s>>>(d_out, d_in, d_key, n, steps);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ---------------------------------------------------------------- scenario 1 */
+
+/*
+ * Stream chunks of h_src (pageable, as data read from a file would be)
+ * through two pinned staging buffers to the GPU, and scramble each chunk
+ * while the next one travels. Return 1 if the result verified.
+ */
+static int scenario_staging(const struct params *p)
+{
+    size_t n = p->n, total = n * p->chunks, chunk_bytes = n * sizeof(uint32_t);
+    uint32_t *h_src, *h_out, *h_stage[2], *d_in, *d_out;
+    cudaStream_t s_copy, s_comp;
+    cudaEvent_t ev_staged[2];
+    struct mismatch m = { 0, 0, 0, 0 };
+    unsigned k;
+    int b;
+
+    h_src = (uint32_t *)xmalloc(total * sizeof(uint32_t));
+    fill_input(h_src, total, 1);
+    CUDA_CHECK(cudaMallocHost(&h_out, total * sizeof(uint32_t)));
+    memset(h_out, HOST_POISON, total * sizeof(uint32_t));
+    CUDA_CHECK(cudaMalloc(&d_in, total * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_out, total * sizeof(uint32_t)));
+    CUDA_CHECK(cudaStreamCreate(&s_copy));
+    CUDA_CHECK(cudaStreamCreate(&s_comp));
+    NVTX_NAME_STREAM(s_copy, "scenario 1 copy");
+    NVTX_NAME_STREAM(s_comp, "scenario 1 compute");
+    for (b = 0; b < 2; b++) {
+        CUDA_CHECK(cudaMallocHost(&h_stage[b], chunk_bytes));
+        /* ev_staged[b]: the last copy out of h_stage[b] is done */
+        CUDA_CHECK(cudaEventCreateWithFlags(&ev_staged[b], cudaEventDisableTiming));
+    }
+
+    NVTX_PUSH("scenario 1", NVTX_BLUE);
+    for (k = 0; k < p->chunks; k++) {
+        b = k % 2;
+        /* TODO(1) */
+        /* The copy queued from h_stage[b] two chunks ago may not have run
+           yet: wait for that copy, and only that copy, before refilling. */
+        CUDA_CHECK(cudaEventSynchronize(ev_staged[b]));
+        memcpy(h_stage[b], h_src + k * n, chunk_bytes);
+        CUDA_CHECK(cudaMemcpyAsync(d_in + k * n, h_stage[b], chunk_bytes,
+                                   cudaMemcpyHostToDevice, s_copy));
+        CUDA_CHECK(cudaEventRecord(ev_staged[b], s_copy));
+        CUDA_CHECK(cudaStreamWaitEvent(s_comp, ev_staged[b], 0)); /* the chunk is there */
+        scramble(d_out + k * n, d_in + k * n, n, p->steps, s_comp);
+    }
+    CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, total * sizeof(uint32_t),
+                               cudaMemcpyDeviceToHost, s_comp));
+    CUDA_CHECK(cudaStreamSynchronize(s_comp));
+    NVTX_POP();
+
+    compare(&m, h_out, h_src, NULL, total, p->steps, 0);
+    for (b = 0; b < 2; b++) {
+        CUDA_CHECK(cudaEventDestroy(ev_staged[b]));
+        CUDA_CHECK(cudaFreeHost(h_stage[b]));
+    }
+    CUDA_CHECK(cudaStreamDestroy(s_copy));
+    CUDA_CHECK(cudaStreamDestroy(s_comp));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFreeHost(h_out));
+    free(h_src);
+    return verdict(1, "staging buffer", &m, total);
+}
+
+/* ---------------------------------------------------------------- scenario 2 */
+
+/*
+ * Two halves, one stream each: copy in, scramble, copy back into pinned
+ * h_out. The host checks each half as soon as that half is home, while the
+ * other may still be running. Return 1 if the result verified.
+ */
+static int scenario_results(const struct params *p)
+{
+    size_t n = p->n, half_bytes = n * sizeof(uint32_t);
+    uint32_t *h_in, *h_out, *d_in, *d_out;
+    cudaStream_t s[2];
+    cudaEvent_t ev_home[2];
+    struct mismatch m = { 0, 0, 0, 0 };
+    int h;
+
+    CUDA_CHECK(cudaMallocHost(&h_in, 2 * half_bytes));
+    CUDA_CHECK(cudaMallocHost(&h_out, 2 * half_bytes));
+    fill_input(h_in, 2 * n, 2);
+    memset(h_out, HOST_POISON, 2 * half_bytes);
+    CUDA_CHECK(cudaMalloc(&d_in, 2 * half_bytes));
+    CUDA_CHECK(cudaMalloc(&d_out, 2 * half_bytes));
+    for (h = 0; h < 2; h++) {
+        CUDA_CHECK(cudaStreamCreate(&s[h]));
+        CUDA_CHECK(cudaEventCreateWithFlags(&ev_home[h], cudaEventDisableTiming));
+    }
+    NVTX_NAME_STREAM(s[0], "scenario 2 half 0");
+    NVTX_NAME_STREAM(s[1], "scenario 2 half 1");
+
+    NVTX_PUSH("scenario 2", NVTX_GREEN);
+    for (h = 0; h < 2; h++) {
+        CUDA_CHECK(cudaMemcpyAsync(d_in + h * n, h_in + h * n, half_bytes,
+                                   cudaMemcpyHostToDevice, s[h]));
+        scramble(d_out + h * n, d_in + h * n, n, p->steps, s[h]);
+        CUDA_CHECK(cudaMemcpyAsync(h_out + h * n, d_out + h * n, half_bytes,
+                                   cudaMemcpyDeviceToHost, s[h]));
+        CUDA_CHECK(cudaEventRecord(ev_home[h], s[h]));   /* half h is home */
+    }
+    for (h = 0; h < 2; h++) {
+        /* TODO(2) */
+        /* The copy back was only queued: wait until half h is home. */
+        CUDA_CHECK(cudaEventSynchronize(ev_home[h]));
+        compare(&m, h_out + h * n, h_in + h * n, NULL, n, p->steps, h * n);
+    }
+    NVTX_POP();
+
+    for (h = 0; h < 2; h++) {
+        CUDA_CHECK(cudaEventDestroy(ev_home[h]));
+        CUDA_CHECK(cudaStreamDestroy(s[h]));
+    }
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFreeHost(h_in));
+    CUDA_CHECK(cudaFreeHost(h_out));
+    return verdict(2, "reading results", &m, 2 * n);
+}
+
+/* ---------------------------------------------------------------- scenario 3 */
+
+/*
+ * Make the key of batch `batch` and queue its upload to d_key on stream s.
+ * TODO(3) h_key is pinned and belongs to the caller, who keeps it until the
+ * stream is done with it: a buffer on this function's stack would be gone
+ * (reused by the next call) before the copy gets to read it.
+ */
+static void upload_key(uint32_t *d_key, uint32_t *h_key, unsigned batch, cudaStream_t s)
+{
+    make_key(h_key, batch);
+    CUDA_CHECK(cudaMemcpyAsync(d_key, h_key, KEY_N * sizeof(uint32_t),
+                               cudaMemcpyHostToDevice, s));
+}
+
+/*
+ * Chunk j of the input is mixed with key j, made and uploaded by a helper
+ * just before its kernel. Return 1 if the result verified.
+ */
+static int scenario_keys(const struct params *p)
+{
+    size_t n = p->n, total = n * p->chunks;
+    uint32_t *h_in, *h_out, *h_keys, *d_in, *d_out, *d_keys, key[KEY_N];
+    cudaStream_t s;
+    struct mismatch m = { 0, 0, 0, 0 };
+    unsigned j;
+
+    CUDA_CHECK(cudaMallocHost(&h_in, total * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMallocHost(&h_out, total * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMallocHost(&h_keys, p->chunks * KEY_N * sizeof(uint32_t)));
+    fill_input(h_in, total, 3);
+    memset(h_out, HOST_POISON, total * sizeof(uint32_t));
+    CUDA_CHECK(cudaMalloc(&d_in, total * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_out, total * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_keys, p->chunks * KEY_N * sizeof(uint32_t)));
+    CUDA_CHECK(cudaStreamCreate(&s));
+    NVTX_NAME_STREAM(s, "scenario 3");
+
+    NVTX_PUSH("scenario 3", NVTX_ORANGE);
+    CUDA_CHECK(cudaMemcpyAsync(d_in, h_in, total * sizeof(uint32_t),
+                               cudaMemcpyHostToDevice, s));
+    for (j = 0; j < p->chunks; j++) {
+        upload_key(d_keys + j * KEY_N, h_keys + j * KEY_N, j, s);
+        keyed(d_out + j * n, d_in + j * n, d_keys + j * KEY_N, n, p->steps, s);
+    }
+    CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, total * sizeof(uint32_t),
+                               cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    NVTX_POP();
+
+    for (j = 0; j < p->chunks; j++) {
+        make_key(key, j);
+        compare(&m, h_out + j * n, h_in + j * n, key, n, p->steps, j * n);
+    }
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_keys));
+    CUDA_CHECK(cudaFreeHost(h_in));
+    CUDA_CHECK(cudaFreeHost(h_out));
+    CUDA_CHECK(cudaFreeHost(h_keys));
+    return verdict(3, "stack buffer", &m, total);
+}
+
+/* ---------------------------------------------------------------- scenario 4 */
+
+/*
+ * Queue, on the prep stream, a scratch buffer from the pool and the copy of
+ * one chunk into it; `ready` marks it there.
+ */
+static void prep_chunk(uint32_t **d_tmp, const uint32_t *h_chunk, size_t n,
+                       cudaStream_t s_prep, cudaEvent_t ready)
+{
+    CUDA_CHECK(cudaMallocAsync((void **)d_tmp, n * sizeof(uint32_t), s_prep));
+    CUDA_CHECK(cudaMemcpyAsync(*d_tmp, h_chunk, n * sizeof(uint32_t),
+                               cudaMemcpyHostToDevice, s_prep));
+    CUDA_CHECK(cudaEventRecord(ready, s_prep));
+}
+
+/*
+ * A prep stream brings each chunk into scratch memory from the stream-ordered
+ * pool (cudaMallocAsync) one chunk ahead; the compute stream scrambles it;
+ * the scratch goes back to the pool on the prep stream, which owns it.
+ * Return 1 if the result verified.
+ */
+static int scenario_scratch(const struct params *p)
+{
+    size_t n = p->n, total = n * p->chunks;
+    uint32_t *h_in, *h_out, *d_out, **d_tmp;
+    cudaStream_t s_prep, s_comp;
+    cudaEvent_t *ev_ready, *ev_used;
+    struct mismatch m = { 0, 0, 0, 0 };
+    unsigned j;
+
+    d_tmp = (uint32_t **)xmalloc(p->chunks * sizeof *d_tmp);
+    ev_ready = (cudaEvent_t *)xmalloc(p->chunks * sizeof *ev_ready);
+    ev_used = (cudaEvent_t *)xmalloc(p->chunks * sizeof *ev_used);
+    CUDA_CHECK(cudaMallocHost(&h_in, total * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMallocHost(&h_out, total * sizeof(uint32_t)));
+    fill_input(h_in, total, 4);
+    memset(h_out, HOST_POISON, total * sizeof(uint32_t));
+    CUDA_CHECK(cudaMalloc(&d_out, total * sizeof(uint32_t)));
+    CUDA_CHECK(cudaStreamCreate(&s_prep));
+    CUDA_CHECK(cudaStreamCreate(&s_comp));
+    NVTX_NAME_STREAM(s_prep, "scenario 4 prep");
+    NVTX_NAME_STREAM(s_comp, "scenario 4 compute");
+    for (j = 0; j < p->chunks; j++) {
+        CUDA_CHECK(cudaEventCreateWithFlags(&ev_ready[j], cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&ev_used[j], cudaEventDisableTiming));
+    }
+
+    NVTX_PUSH("scenario 4", NVTX_PURPLE);
+    prep_chunk(&d_tmp[0], h_in, n, s_prep, ev_ready[0]);
+    for (j = 0; j < p->chunks; j++) {
+        if (j + 1 < p->chunks)      /* the next chunk travels while this one computes */
+            prep_chunk(&d_tmp[j + 1], h_in + (j + 1) * n, n, s_prep, ev_ready[j + 1]);
+        CUDA_CHECK(cudaStreamWaitEvent(s_comp, ev_ready[j], 0));
+        scramble(d_out + j * n, d_tmp[j], n, p->steps, s_comp);
+        /* TODO(4) */
+        /* The prep stream knows nothing of the kernel just queued on the
+           compute stream: make it wait for that kernel before the free. */
+        CUDA_CHECK(cudaEventRecord(ev_used[j], s_comp));
+        CUDA_CHECK(cudaStreamWaitEvent(s_prep, ev_used[j], 0));
+        CUDA_CHECK(cudaFreeAsync(d_tmp[j], s_prep));
+    }
+    CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, total * sizeof(uint32_t),
+                               cudaMemcpyDeviceToHost, s_comp));
+    CUDA_CHECK(cudaStreamSynchronize(s_comp));
+    NVTX_POP();
+
+    CUDA_CHECK(cudaStreamSynchronize(s_prep));
+    compare(&m, h_out, h_in, NULL, total, p->steps, 0);
+    for (j = 0; j < p->chunks; j++) {
+        CUDA_CHECK(cudaEventDestroy(ev_ready[j]));
+        CUDA_CHECK(cudaEventDestroy(ev_used[j]));
+    }
+    CUDA_CHECK(cudaStreamDestroy(s_prep));
+    CUDA_CHECK(cudaStreamDestroy(s_comp));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFreeHost(h_in));
+    CUDA_CHECK(cudaFreeHost(h_out));
+    free(d_tmp);
+    free(ev_ready);
+    free(ev_used);
+    return verdict(4, "scratch memory", &m, total);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: lifetime [--scenario N] [--chunks C] [--n ELEMENTS] [--steps K]\n"
+                "  --scenario N  run scenario N only, 1 to 4 (default: all)\n"
+                "  --chunks C    chunks in scenarios 1, 3 and 4 (default %u)\n"
+                "  --n ELEMENTS  32-bit numbers per chunk (default %llu)\n"
+                "  --steps K     scramble steps per number (default %u)\n",
+            DEFAULT_CHUNKS, DEFAULT_N, DEFAULT_STEPS);
+}
+
+/* Read the options. Exits 2 with usage on a bad one. */
+static void parse_args(int argc, char **argv, struct params *p, int *only)
+{
+    unsigned long long v;
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        const char *arg = i + 1 < argc ? argv[i + 1] : NULL;
+
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            exit(LAB_EXIT_OK);
+        } else if (strcmp(argv[i], "--scenario") == 0) {
+            if (lab_parse_size("--scenario", arg, 1, 4, &v) != 0)
+                goto bad;
+            *only = (int)v;
+        } else if (strcmp(argv[i], "--chunks") == 0) {
+            if (lab_parse_size("--chunks", arg, 2, 64, &v) != 0)
+                goto bad;
+            p->chunks = (unsigned)v;
+        } else if (strcmp(argv[i], "--n") == 0) {
+            if (lab_parse_size("--n", arg, KEY_N, 1ULL << 26, &v) != 0)
+                goto bad;
+            p->n = (size_t)v;
+        } else if (strcmp(argv[i], "--steps") == 0) {
+            if (lab_parse_size("--steps", arg, 1, 1U << 20, &v) != 0)
+                goto bad;
+            p->steps = (uint32_t)v;
+        } else {
+            fprintf(stderr, "unknown option: %s\n", argv[i]);
+            goto bad;
+        }
+        i++;
+    }
+    return;
+bad:
+    usage(stderr);
+    exit(LAB_EXIT_USAGE);
+}
+
+int main(int argc, char **argv)
+{
+    struct params p = { DEFAULT_N, DEFAULT_CHUNKS, DEFAULT_STEPS };
+    int only = 0, ran = 0, failed = 0;
+    char which[16] = "";
+    cudaDeviceProp prop;
+
+    parse_args(argc, argv, &p, &only);
+    prop = lab_pick_device();
+    printf("lifetime: %s, chunks of %zu elements (%.1f MiB), %u steps, on %s\n",
+           only ? "one scenario" : "4 scenarios", p.n,
+           p.n * sizeof(uint32_t) / 1048576.0, p.steps, prop.name);
+
+    if (only == 0 || only == 1) {
+        ran++;
+        if (!scenario_staging(&p))
+            failed |= 1 << 1;
+    }
+    if (only == 0 || only == 2) {
+        ran++;
+        if (!scenario_results(&p))
+            failed |= 1 << 2;
+    }
+    if (only == 0 || only == 3) {
+        ran++;
+        if (!scenario_keys(&p))
+            failed |= 1 << 3;
+    }
+    if (only == 0 || only == 4) {
+        ran++;
+        if (!scenario_scratch(&p))
+            failed |= 1 << 4;
+    }
+
+    if (failed == 0) {
+        printf("RESULT: verified %d scenario%s\n", ran, ran == 1 ? "" : "s");
+        return LAB_EXIT_OK;
+    }
+    for (int sc = 1; sc <= 4; sc++)
+        if (failed & (1 << sc))
+            snprintf(which + strlen(which), sizeof which - strlen(which), " %d", sc);
+    printf("RESULT: WRONG: scenario%s%s failed\n", strchr(which + 1, ' ') ? "s" : "", which);
+    return LAB_EXIT_FAIL;
+}
