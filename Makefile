@@ -23,8 +23,9 @@ solutions: $(SOL_DIRS)
 $(LAB_DIRS) $(SOL_DIRS):
 	@$(SUB) -C $@
 
-tools:                                         ## build the trace tool
+tools:                                         ## build the trace tool and the stress shim
 	@$(SUB) -C checker/trace
+	@$(SUB) -C checker/stress
 
 check: tools bats                              ## check the labs in labs/ (LAB=01 for one, REPORT=tap|junit)
 	@checker/run-checks --tree labs $(CHECK_ARGS)
@@ -54,7 +55,7 @@ $(BATS_VENDOR): checker/vendor/package.json checker/vendor/package-lock.json
 	$(Q)npm ci --prefix checker/vendor --no-audit --no-fund --loglevel=error
 	@touch $@
 
-CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace slides)
+CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace checker/stress slides)
 .PHONY: $(CLEAN_DIRS)
 clean: $(CLEAN_DIRS)                           ## remove what make built
 	rm -rf build reports
