@@ -24,26 +24,8 @@ KIT_BUILD=$PWD/build/selftest make test 2>&1 | tee "$OUT/test.log" | grep -E '^ 
 echo "== make test: $(( $(date +%s) - t0 )) s"
 cp build/selftest-gpu.txt "$OUT/" 2>/dev/null && cat build/selftest-gpu.txt
 
-# Recordings of one run of every variant (output, status, trace), for the
-# no-GPU tests of the checkers' logic (checker/tests/replay.bats).
-if [ -n "${RECORD:-}" ]; then
-    KIT=$PWD
-    for v in build/selftest/variants/*/*; do
-        id=$(basename "$(dirname "$v")") kind=$(basename "$v")
-        prog=$(sed -n 's/^PROG *:= *//p' "$v/Makefile")
-        r="$(cd "$OUT" && pwd)/replays/$id/$kind"; mkdir -p "$r"
-        # the checker's traced runs: no arguments, and any `run_lab X --trace -- ARGS`
-        sed -n 's/^ *run_lab [a-z0-9_]* --trace -- \(.*\)$/\1/p' "checker/$id.bats" |
-        { echo; cat; } | while read -r args; do
-            key=r
-            [ -n "$args" ] && key=r$(printf '%s' "$args" | tr -c 'A-Za-z0-9' '-')
-            # shellcheck disable=SC2086  # the arguments split as the checker splits them
-            (cd "$v" && timeout 120 "$KIT/checker/trace/streamtrace" run -o "$r/$key.trace" \
-                -- "./$prog" $args </dev/null >"$r/$key.out" 2>"$r/$key.err"; echo $? >"$r/$key.rc")
-        done
-    done
-    tar -C "$OUT" -czf "$OUT/replays.tgz" replays && rm -rf "$OUT/replays"
-fi
+# Recordings of every variant for checker/tests/replay.bats ($OUT/replays.tgz)
+[ -n "${RECORD:-}" ] && checker/tests/record-replays.sh "$OUT" >"$OUT/record.log" 2>&1
 
 for lab in "$@"; do
     d=$(ls -d solutions/"$lab"* | head -n 1)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# record-replays.sh -- on a GPU node: record one run of every lab variant
+# (solution, starter, each mutant) for checker/tests/replay.bats.
+#   checker/tests/record-replays.sh OUTDIR [LAB...]   writes OUTDIR/replays.tgz
+# Each run the checker traces is recorded: the one with no arguments (r.*)
+# and each `run_lab NAME --trace -- ARGS` of the lab's .bats file (r<args>.*).
+set -u
+out=$(mkdir -p "$1" && cd "$1" && pwd)
+shift
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+KIT=$PWD
+labs=("$@")
+[ ${#labs[@]} -gt 0 ] || labs=($(cd checker && ls [0-9][0-9]-*.bats | sed 's/\.bats$//'))
+make --no-print-directory tools >/dev/null || exit 1
+work=$(mktemp -d)
+
+for id in "${labs[@]}"; do
+    prog=$(sed -n 's/^PROG *:= *//p' "solutions/$id/Makefile")
+    mkdir -p "$work/$id/starter" "$work/$id/solution"
+    cp "labs/$id/Makefile" "labs/$id/$prog.cu" "$work/$id/starter/"
+    cp "solutions/$id/Makefile" "solutions/$id/$prog.cu" "$work/$id/solution/"
+    for p in checker/mutants/"$id"/*.patch; do
+        m="$work/$id/mut-$(basename "$p" .patch)"
+        mkdir -p "$m" && cp "$work/$id/solution/Makefile" "$work/$id/solution/$prog.cu" "$m/"
+        patch -s -p1 -d "$m" <"$p" || echo "$p does not apply" >&2
+    done
+done
+(cd "$work" && ls -d */*) | xargs -P "$(nproc)" -I{} make --no-print-directory -s -C "$work/{}" KIT_ROOT="$KIT" >/dev/null
+
+for v in $(cd "$work" && ls -d */*); do
+    id=${v%%/*}
+    prog=$(sed -n 's/^PROG *:= *//p' "$work/$v/Makefile")
+    r="$out/replays/$v"
+    mkdir -p "$r"
+    sed -n 's/^ *run_lab [a-z0-9_]* --trace -- \(.*\)$/\1/p' "checker/$id.bats" |
+    { echo; cat; } | while read -r args; do
+        key=r
+        [ -n "$args" ] && key=r$(printf '%s' "$args" | tr -c 'A-Za-z0-9' '-')
+        # shellcheck disable=SC2086  # the arguments split as the checker splits them
+        (cd "$work/$v" && timeout 120 "$KIT/checker/trace/streamtrace" run -o "$r/$key.trace" \
+            -- "./$prog" $args </dev/null >"$r/$key.out" 2>"$r/$key.err"; echo $? >"$r/$key.rc")
+    done
+    echo "$v: exit $(cat "$r/r.rc")"
+done
+tar -C "$out" -czf "$out/replays.tgz" replays && rm -rf "$out/replays" "$work"
