@@ -11,7 +11,6 @@ LAB_DIRS := $(patsubst %/,%,$(wildcard labs/[0-9][0-9]-*/))
 SOL_DIRS := $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/))
 BATS_VENDOR := checker/vendor/node_modules/bats/bin/bats
 CHECK_ARGS = $(if $(REPORT),--report $(REPORT)) $(LAB)
-SUB := $(MAKE) --no-print-directory
 
 .PHONY: all labs solutions tools check check-solutions test slides trace \
 	deps bats clean help $(LAB_DIRS) $(SOL_DIRS)
@@ -21,11 +20,11 @@ all: labs solutions tools                      ## build every starter, solution 
 labs: $(LAB_DIRS)
 solutions: $(SOL_DIRS)
 $(LAB_DIRS) $(SOL_DIRS):
-	@$(SUB) -C $@
+	@$(MAKE) --no-print-directory -C $@
 
 tools:                                         ## build the trace tool and the stress shim
-	@$(SUB) -C checker/trace
-	@$(SUB) -C checker/stress
+	@$(MAKE) --no-print-directory -C checker/trace
+	@$(MAKE) --no-print-directory -C checker/stress
 
 check: tools bats                              ## check the labs in labs/ (LAB=01 for one, REPORT=tap|junit)
 	@checker/run-checks --tree labs $(CHECK_ARGS)
@@ -37,17 +36,17 @@ test: tools bats                               ## the kit's own tests (mutants a
 	@checker/run-checks --kit
 
 slides:                                        ## build the decks to slides/build/*.html
-	@$(SUB) -C slides
+	@$(MAKE) --no-print-directory -C slides
 
 trace:                                         ## timeline of a lab's run: make trace LAB=01
 	@test -n "$(LAB)" || { echo "which lab? make trace LAB=01" >&2; exit 2; }
 	@d=$$(ls -d labs/$(LAB)* 2>/dev/null | head -n 1); \
 	 test -n "$$d" || { echo "no lab matches LAB=$(LAB)" >&2; exit 2; }; \
-	 $(SUB) -C $$d trace
+	 $(MAKE) --no-print-directory -C $$d trace
 
 # Bats: the pinned copy (make deps), else the machine's own bats.
 bats:
-	@[ -x $(BATS_VENDOR) ] || command -v bats >/dev/null || $(SUB) deps
+	@[ -x $(BATS_VENDOR) ] || command -v bats >/dev/null || $(MAKE) --no-print-directory deps
 
 deps: $(BATS_VENDOR)                           ## install the pinned bats (npm)
 $(BATS_VENDOR): checker/vendor/package.json checker/vendor/package-lock.json
@@ -60,7 +59,7 @@ CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace checker/s
 clean: $(CLEAN_DIRS)                           ## remove what make built
 	rm -rf build reports
 $(CLEAN_DIRS):
-	@$(SUB) -C $(basename $@) clean >/dev/null
+	@$(MAKE) --no-print-directory -C $(basename $@) clean >/dev/null
 
 help:                                          ## this list
 	@echo "CUDA Stream Labs -- make targets:"
