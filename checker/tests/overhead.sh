@@ -9,12 +9,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ST=checker/trace/streamtrace
 tmp=$(mktemp -d)
 nvcc -O2 -o "$tmp/many_small" checker/tests/trace-progs/many_small.cu || exit 1
+nvcc -O2 -o "$tmp/init_only" checker/tests/trace-progs/init_only.cu || exit 1
 
 ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null 2>&1; echo $(( ($(date +%s%N) - t0) / 1000 )); }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 printf '%-26s %12s %12s %9s\n' program "plain ms" "traced ms" overhead
-for prog in solutions/*/[a-z]*[a-z] "$tmp/many_small"; do
+# init_only: the fixed cost per process (a CUDA context and nothing else)
+for prog in "$tmp/init_only" solutions/*/[a-z]*[a-z] "$tmp/many_small"; do
     [ -x "$prog" ] && [ ! -d "$prog" ] || continue
     : >"$tmp/p"; : >"$tmp/t"
     for i in $(seq "$n"); do
@@ -22,7 +24,7 @@ for prog in solutions/*/[a-z]*[a-z] "$tmp/many_small"; do
         ms "$ST" run -o "$tmp/x.trace" -- "$prog" >>"$tmp/t"
     done
     p=$(median <"$tmp/p") t=$(median <"$tmp/t")
-    awk -v name="${prog#solutions/}" -v p="$p" -v t="$t" \
+    awk -v name="$(basename "$prog")" -v p="$p" -v t="$t" \
         'BEGIN { printf "%-26s %12.1f %12.1f %8.1f%%\n", name, p / 1000, t / 1000, (t / p - 1) * 100 }'
 done
 rm -rf "$tmp"
