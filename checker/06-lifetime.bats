@@ -116,15 +116,7 @@ overlap_in() {
 }
 
 @test "the program builds without warnings" {
-    if ! built_ok; then
-        sed -n '/error/{p}' "$RUNS/build.log" | head -n 5 | sed 's/^/note: /'
-        say_fail "make builds ./$PROG" "the build failed" \
-            "read the first error above; the line number points into $PROG.cu"
-    fi
-    if grep -qi 'warning' "$RUNS/build.log"; then
-        grep -i -m 3 'warning' "$RUNS/build.log" | sed 's/^/note: /'
-        say_fail "no compiler warnings" "warnings (above)" "warnings are often bugs: fix them"
-    fi
+    check_builds
 }
 
 @test "it runs every scenario to the end" {
@@ -212,21 +204,9 @@ overlap_in() {
 }
 
 @test "a bad option is refused with usage and exit status 2" {
-    built_ok || { echo "not checked: the program did not build"; return 1; }
-    local rc
-    rc=$(rc_of badopt)
-    [ "$rc" = 2 ] && grep -qi usage "$RUNS/badopt.err" || say_fail \
-        "exit status 2 and a usage line on stderr for --frobnicate" \
-        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/badopt.err")" \
-        "keep parse_args as given"
+    check_usage badopt --frobnicate
 }
 
 @test "without a CUDA device it says why and exits 77" {
-    built_ok || { echo "not checked: the program did not build"; return 1; }
-    local rc
-    rc=$(rc_of nodev)
-    [ "$rc" = 77 ] && grep -q 'no usable CUDA device' "$RUNS/nodev.err" || say_fail \
-        "exit status 77 and 'no usable CUDA device: ...' with CUDA_VISIBLE_DEVICES=''" \
-        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/nodev.err")" \
-        "call lab_pick_device() before any other CUDA call"
+    check_no_device
 }

@@ -168,3 +168,40 @@ need_trace() {
         return 1
     fi
 }
+
+# ------------------------------------------------------------ checks every lab makes
+
+# The build left a program and printed no warning.
+check_builds() {
+    if ! built_ok; then
+        sed -n '/error/{p}' "$RUNS/build.log" | head -n 5 | sed 's/^/note: /'
+        say_fail "make builds ./$PROG" "the build failed" \
+            "read the first error above; the line number points into $PROG.cu"
+    fi
+    if grep -qi 'warning' "$RUNS/build.log"; then
+        grep -i -m 3 'warning' "$RUNS/build.log" | sed 's/^/note: /'
+        say_fail "no compiler warnings" "warnings (above)" "warnings are often bugs: fix them"
+    fi
+}
+
+# check_usage NAME ARGS: run NAME (given ARGS) exited 2 with a usage line.
+check_usage() {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of "$1")
+    [ "$rc" = 2 ] && grep -qi usage "$RUNS/$1.err" || say_fail \
+        "exit status 2 and a usage line on stderr for $2" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/$1.err")" \
+        "keep parse_args as given"
+}
+
+# Run nodev (CUDA_VISIBLE_DEVICES='') exited 77 with lab_pick_device's line.
+check_no_device() {
+    built_ok || { echo "not checked: the program did not build"; return 1; }
+    local rc
+    rc=$(rc_of nodev)
+    [ "$rc" = 77 ] && grep -q 'no usable CUDA device' "$RUNS/nodev.err" || say_fail \
+        "exit status 77 and 'no usable CUDA device: ...' with CUDA_VISIBLE_DEVICES=''" \
+        "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/nodev.err")" \
+        "call lab_pick_device() before any other CUDA call"
+}
