@@ -8,6 +8,7 @@ bats_require_minimum_version 1.5.0
 load ../lib/kit
 
 setup_file() {
+    mkdir -p "$KIT_ROOT/build"     # for build/selftest-gpu.txt
     build_progs
     build_variants
 }
