@@ -3,8 +3,7 @@
 
 Q := $(if $(filter 1,$(V)),,@)
 
-CUDA_HOME ?= /usr/local/cuda
-NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))
+include $(dir $(lastword $(MAKEFILE_LIST)))cuda-root.mk
 
 # The GPU that is present (compute capability from the driver) keeps a
 # student's build fast; with no GPU, a list that covers recent GPUs, so that
@@ -26,9 +25,7 @@ NVCCFLAGS ?= -O2 -lineinfo $(ARCH_FLAGS) -Xcompiler -Wall,-Wextra
 
 # Programs link the shared CUDA runtime, so that checker/stress can stand
 # between a program and the runtime (LD_PRELOAD); the rpath to the runtime's
-# folder lets them run without LD_LIBRARY_PATH.
-CUDA_LIBDIR := $(patsubst %/,%,$(dir $(firstword $(wildcard $(addsuffix /libcudart.so,\
-	$(addprefix $(patsubst %/bin/nvcc,%,$(realpath $(NVCC))),/lib64 /lib /targets/*/lib))))))
+# folder (CUDA_LIBDIR, from cuda-root.mk) lets them run without LD_LIBRARY_PATH.
 NVCCFLAGS += -cudart shared $(if $(CUDA_LIBDIR),-Xlinker -rpath=$(CUDA_LIBDIR))
 ifeq ($(NVTX),0)
 NVCCFLAGS += -DLAB_NVTX=0
