@@ -12,6 +12,7 @@ bats_require_minimum_version 1.5.0
 load ../lib/kit
 
 # replay_check LAB VARIANT: run LAB's checker on the recording; TAP to $BATS_TEST_TMPDIR/v.tap
+# (REPLAY_DIR: replay that folder instead of the committed recording)
 replay_check() {
     local id=$1 variant=$2 d prog
     d="$BATS_TEST_TMPDIR/$variant"
@@ -19,7 +20,7 @@ replay_check() {
     mkdir -p "$d"
     printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
     ln -s "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/$prog"
-    REPLAY="$KIT_ROOT/checker/tests/replays/$id/$variant" without_bats_env \
+    REPLAY="${REPLAY_DIR:-$KIT_ROOT/checker/tests/replays/$id/$variant}" without_bats_env \
         "$KIT_ROOT/checker/run-checks" --dir "$d" --tap-out "$d.tap" "$id" >"$d.log" 2>&1 || true
     cat "$d.log"
 }
@@ -61,4 +62,34 @@ recorded() { ls -d "$KIT_ROOT"/checker/tests/replays/*/$1 2>/dev/null; }
         n=$((n + 1))
     done
     [ "$n" -gt 0 ]
+}
+
+# one_engine LAB VARIANT: a copy of the recording whose traces say the GPU
+# has one copy engine (as many laptop and older GPUs do); prints its folder.
+one_engine() {
+    local d="$BATS_TEST_TMPDIR/one-engine/$1/$2"
+    mkdir -p "$d"
+    cp "$KIT_ROOT/checker/tests/replays/$1/$2"/* "$d/"
+    sed -i 's/^meta\tcopy_engines\t.*/meta\tcopy_engines\t1/' "$d"/*.trace
+    echo "$d"
+}
+
+@test "lab 05 on a GPU with one copy engine: the solution passes, the H2D/D2H check skips and says why" {
+    REPLAY_DIR=$(one_engine 05-overlap solution) replay_check 05-overlap solution
+    grep -q '^meta.copy_engines.1$' "$BATS_TEST_TMPDIR/one-engine/05-overlap/solution/r.trace"
+    run grep -E '^(not ok|ok .*# skip)' "$BATS_TEST_TMPDIR/solution.tap"
+    echo "$output"
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *"H2D and D2H copies overlapped"*"# skip this GPU has 1 copy engine(s)"* ]]
+}
+
+@test "lab 05 on a GPU with one copy engine: every mutant still fails the check it names" {
+    local r variant check
+    for r in $(ls -d "$KIT_ROOT"/checker/tests/replays/05-overlap/mut-*); do
+        variant=$(basename "$r")
+        check=$(expected_check "$KIT_ROOT/checker/mutants/05-overlap/${variant#mut-}.patch")
+        REPLAY_DIR=$(one_engine 05-overlap "$variant") replay_check 05-overlap "$variant" >/dev/null
+        echo "05-overlap/$variant must fail: $check"
+        tap_failed "$BATS_TEST_TMPDIR/$variant.tap" "$check"
+    done
 }
