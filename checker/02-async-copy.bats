@@ -53,19 +53,12 @@ need_ranges() {
 }
 
 @test "it runs to the end and exits 0" {
-    need_run main
-    local rc
-    rc=$(rc_of main)
-    [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
-        "the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
+    check_exits_ok main \
         "a CUDA error names the file:line and the call; a wrong result is the next check"
 }
 
 @test "every element of the result is right" {
-    need_run main
-    grep -q '^RESULT: verified' "$RUNS/main.out" || say_fail \
-        "RESULT: verified all $(elements) elements" \
-        "$(grep -m 1 '^RESULT' "$RUNS/main.out" || echo 'no RESULT line')" \
+    check_verified main "RESULT: verified all $(elements) elements" '^RESULT' \
         "got 3452816845 (0xcdcdcdcd, the poison): h_out was read before the D2H copy had landed -- wait for the stream (TODO 5) before verify() reads it"
 }
 

@@ -62,19 +62,13 @@ expect_kind() {
 }
 
 @test "it runs to the end and exits 0" {
-    need_run main
-    local rc
-    rc=$(rc_of main)
-    [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
-        "the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
+    check_exits_ok main \
         "a CUDA error names the file:line and the call; cudaFreeHost wants cudaMallocHost memory, cudaHostUnregister a registered buffer"
 }
 
 @test "the data survives the round trip intact" {
-    need_run main
-    grep -q '^RESULT: verified' "$RUNS/main.out" || say_fail \
-        "RESULT: verified the round trip of ... from pageable, pinned and registered memory" \
-        "$(grep -m 1 '^RESULT' "$RUNS/main.out" || echo 'no RESULT line')" \
+    check_verified main \
+        "RESULT: verified the round trip of ... from pageable, pinned and registered memory" '^RESULT' \
         "words equal to cdcdcdcd never came back: was every copy queued, and waited for before the buffers were read?"
 }
 

@@ -63,19 +63,12 @@ between_launches() {
 }
 
 @test "it runs to the end and exits 0" {
-    need_run main
-    local rc
-    rc=$(rc_of main)
-    [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
-        "the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
+    check_exits_ok main \
         "cudaErrorNotReady from cudaEventElapsedTime: the stop event was not waited for (cudaEventSynchronize)"
 }
 
 @test "the consumer sees all of the producer's result" {
-    need_run main
-    grep -q '^RESULT: verified' "$RUNS/main.out" || say_fail \
-        "RESULT: verified all ... elements of every part that was run" \
-        "$(grep -m 1 'WRONG' "$RUNS/main.out" || echo 'no RESULT line')" \
+    check_verified main "RESULT: verified all ... elements of every part that was run" WRONG \
         "part 3 wrong: the consumer read d_buf before the producer wrote it; record produced on stream A and make stream B wait for it (TODO 4, 5)"
 }
 

@@ -117,24 +117,20 @@ near_bound() {
 }
 
 @test "it runs to the end and exits 0, in both issue orders" {
-    local run rc
+    local run
     for run in main breadth; do
-        need_run "$run"
-        rc=$(rc_of "$run")
-        [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
-            "$(label "$run"): the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/$run.err" | head -n 1)" \
-            "a CUDA error names the file:line and the call; a wrong result is the next check"
+        check_exits_ok "$run" \
+            "a CUDA error names the file:line and the call; a wrong result is the next check" \
+            "$(label "$run"): "
     done
 }
 
 @test "every element of the result is right, in both issue orders" {
     local run
     for run in main breadth; do
-        need_run "$run"
-        grep -q '^RESULT: verified' "$RUNS/$run.out" || say_fail \
-            "RESULT: verified all ... elements, sequential and pipelined" \
-            "$(label "$run"): $(grep -m 1 'WRONG' "$RUNS/$run.out" || echo 'no RESULT line')" \
-            "chunk c starts at element c * p->chunk, in h_in, d_in, d_out and h_out alike, and has chunk_len(p, c) elements"
+        check_verified "$run" "RESULT: verified all ... elements, sequential and pipelined" WRONG \
+            "chunk c starts at element c * p->chunk, in h_in, d_in, d_out and h_out alike, and has chunk_len(p, c) elements" \
+            "$(label "$run"): "
     done
 }
 

@@ -184,6 +184,24 @@ check_builds() {
     fi
 }
 
+# check_exits_ok RUN HINT [PREFIX]: RUN exited 0; else say how it ended and
+# the first line of its error output (PREFIX, e.g. "as given: ", before it).
+check_exits_ok() {
+    local rc
+    need_run "$1" || return 1
+    rc=$(rc_of "$1")
+    [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
+        "${3:-}the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/$1.err" | head -n 1)" "$2"
+}
+
+# check_verified RUN EXPECTED PATTERN HINT [PREFIX]: RUN printed
+# "RESULT: verified ..."; else show its first line matching PATTERN.
+check_verified() {
+    need_run "$1" || return 1
+    grep -q '^RESULT: verified' "$RUNS/$1.out" || say_fail "$2" \
+        "${5:-}$(grep -m 1 "$3" "$RUNS/$1.out" || echo 'no RESULT line')" "$4"
+}
+
 # check_usage NAME ARGS: run NAME (given ARGS) exited 2 with a usage line.
 check_usage() {
     built_ok || { echo "not checked: the program did not build"; return 1; }
