@@ -6,6 +6,7 @@
 #                dry run), so that an nvcc on PATH that is a wrapper script
 #                (/usr/local/bin/nvcc running /usr/local/cuda-13.0/bin/nvcc)
 #                still leads to the toolkit; else the folder above nvcc's bin/
+#   CUDA_TARGETS its targets/ folders for this machine (x86_64 or sbsa)
 #   CUDA_INCDIR  the folder that holds cuda.h (empty when none is found)
 #   CUDA_LIBDIR  the folder that holds libcudart.so (empty when none is found)
 #
@@ -23,7 +24,9 @@ CUDA_TOP := $(or $(CUDA_TOP),$(if $(NVCC),$(patsubst %/bin/nvcc,%,$(realpath $(N
 export CUDA_TOP
 endif
 
-cuda_dir_of = $(patsubst %/,%,$(dir $(firstword $(wildcard $(addsuffix /$(1),$(2))))))
-CUDA_INCDIR := $(call cuda_dir_of,cuda.h,$(CUDA_TOP)/include $(CUDA_TOP)/targets/*/include)
+# cuda_dir_of FILE,DIRS: the first of DIRS that holds FILE (none without a toolkit)
+cuda_dir_of = $(if $(CUDA_TOP),$(patsubst %/,%,$(dir $(firstword $(wildcard $(addsuffix /$(1),$(2)))))))
+CUDA_TARGETS := $(addprefix $(CUDA_TOP)/targets/,$(shell uname -m)-linux sbsa-linux)
+CUDA_INCDIR := $(call cuda_dir_of,cuda.h,$(CUDA_TOP)/include $(addsuffix /include,$(CUDA_TARGETS)))
 CUDA_LIBDIR := $(call cuda_dir_of,libcudart.so,$(CUDA_TOP)/lib64 $(CUDA_TOP)/lib \
-	$(CUDA_TOP)/targets/*/lib)
+	$(addsuffix /lib,$(CUDA_TARGETS)))
