@@ -25,8 +25,7 @@ nvcc -O2 -arch=sm_$arch -cudart shared -o "$tmp/init_shared" checker/tests/trace
 "$tmp/init_static" >/dev/null 2>&1
 [ $? -ne 77 ] || { echo "overhead-probe: no usable CUDA device: nothing measured" >&2; rm -rf "$tmp"; exit 77; }
 
-us() { local t0; t0=$(date +%s%N); "$@" >/dev/null 2>&1; echo $(( ($(date +%s%N) - t0) / 1000 )); }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. checker/tests/timing.bash   # us, median
 plain() { "$@"; }
 cli() { "$ST" run -o "$tmp/x.trace" -- "$@"; }
 bare() { CUDA_INJECTION64_PATH=$LIB STREAMTRACE_OUT=$tmp/y.trace "$@"; }

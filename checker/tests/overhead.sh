@@ -11,8 +11,7 @@ tmp=$(mktemp -d)
 nvcc -O2 -o "$tmp/many_small" checker/tests/trace-progs/many_small.cu || exit 1
 nvcc -O2 -o "$tmp/init_only" checker/tests/trace-progs/init_only.cu || exit 1
 
-ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null 2>&1; echo $(( ($(date +%s%N) - t0) / 1000 )); }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. checker/tests/timing.bash   # us, median
 
 printf '%-26s %12s %12s %9s\n' program "plain ms" "traced ms" overhead
 # init_only: the fixed cost per process (a CUDA context and nothing else)
@@ -20,8 +19,8 @@ for prog in "$tmp/init_only" solutions/*/[a-z]*[a-z] "$tmp/many_small"; do
     [ -x "$prog" ] && [ ! -d "$prog" ] || continue
     : >"$tmp/p"; : >"$tmp/t"
     for i in $(seq "$n"); do
-        ms "$prog" >>"$tmp/p"
-        ms "$ST" run -o "$tmp/x.trace" -- "$prog" >>"$tmp/t"
+        us "$prog" >>"$tmp/p"
+        us "$ST" run -o "$tmp/x.trace" -- "$prog" >>"$tmp/t"
     done
     p=$(median <"$tmp/p") t=$(median <"$tmp/t")
     awk -v name="$(basename "$prog")" -v p="$p" -v t="$t" \
