@@ -51,14 +51,20 @@ recorded() { ls -d "$KIT_ROOT"/checker/tests/replays/*/$1 2>/dev/null; }
     done
 }
 
+# fails_named LAB VARIANT: the replayed mutant failed the check its patch names
+# (REPLAY_DIR as for replay_check).
+fails_named() {
+    local check
+    check=$(expected_check "$KIT_ROOT/checker/mutants/$1/${2#mut-}.patch")
+    replay_check "$1" "$2" >/dev/null
+    echo "$1/$2 must fail: $check"
+    tap_failed "$BATS_TEST_TMPDIR/$2.tap" "$check"
+}
+
 @test "recorded runs of the mutants fail the check each one names" {
-    local r id variant check n=0
+    local r n=0
     for r in $(recorded 'mut-*'); do
-        id=$(basename "$(dirname "$r")") variant=$(basename "$r")
-        check=$(expected_check "$KIT_ROOT/checker/mutants/$id/${variant#mut-}.patch")
-        replay_check "$id" "$variant" >/dev/null
-        echo "$id/$variant must fail: $check"
-        tap_failed "$BATS_TEST_TMPDIR/$variant.tap" "$check"
+        fails_named "$(basename "$(dirname "$r")")" "$(basename "$r")"
         n=$((n + 1))
     done
     [ "$n" -gt 0 ]
@@ -84,12 +90,8 @@ one_engine() {
 }
 
 @test "lab 05 on a GPU with one copy engine: every mutant still fails the check it names" {
-    local r variant check
+    local r
     for r in $(ls -d "$KIT_ROOT"/checker/tests/replays/05-overlap/mut-*); do
-        variant=$(basename "$r")
-        check=$(expected_check "$KIT_ROOT/checker/mutants/05-overlap/${variant#mut-}.patch")
-        REPLAY_DIR=$(one_engine 05-overlap "$variant") replay_check 05-overlap "$variant" >/dev/null
-        echo "05-overlap/$variant must fail: $check"
-        tap_failed "$BATS_TEST_TMPDIR/$variant.tap" "$check"
+        REPLAY_DIR=$(one_engine 05-overlap "$(basename "$r")") fails_named 05-overlap "$(basename "$r")"
     done
 }
