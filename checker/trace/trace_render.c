@@ -43,6 +43,31 @@ static int lane_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* The lane r is drawn on: its stream (GPU work) or its host thread (NVTX
+ * ranges). Return 0 for a record drawn on no lane. */
+static int lane_key(const struct rec *r, int *host, uint32_t *id)
+{
+	if (trace_is_gpu(r)) {
+		*host = 0;
+		*id = r->stream;
+	} else if (r->kind == K_NVTX) {
+		*host = 1;
+		*id = r->tid;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* Index of the lane (host, id) in L, or -1. */
+static int lane_find(const struct lanes *L, int host, uint32_t id)
+{
+	for (size_t j = 0; j < L->n; j++)
+		if (L->v[j].host == host && L->v[j].id == id)
+			return (int)j;
+	return -1;
+}
+
 /* Make the lanes of t: one per stream with GPU work, one per thread with
  * NVTX ranges. Return 0, or -1 when out of memory. */
 static int lanes_make(const struct trace *t, struct lanes *L)
@@ -54,23 +79,9 @@ static int lanes_make(const struct trace *t, struct lanes *L)
 	/* Linear scans over the (few) lanes seen so far: a trace has tens of
 	 * streams at most, and the order of first appearance is what we want. */
 	for (size_t i = 0; i < t->n; i++) {
-		const struct rec *r = &t->recs[i];
 		int host;
 		uint32_t id;
-		if (trace_is_gpu(r)) {
-			host = 0;
-			id = r->stream;
-		} else if (r->kind == K_NVTX) {
-			host = 1;
-			id = r->tid;
-		} else {
-			continue;
-		}
-		size_t j;
-		for (j = 0; j < L->n; j++)
-			if (L->v[j].host == host && L->v[j].id == id)
-				break;
-		if (j < L->n)
+		if (!lane_key(&t->recs[i], &host, &id) || lane_find(L, host, id) >= 0)
 			continue;
 		if (L->n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -135,19 +146,7 @@ static int lane_of(const struct lanes *L, const struct rec *r)
 {
 	int host;
 	uint32_t id;
-	if (trace_is_gpu(r)) {
-		host = 0;
-		id = r->stream;
-	} else if (r->kind == K_NVTX) {
-		host = 1;
-		id = r->tid;
-	} else {
-		return -1;
-	}
-	for (size_t j = 0; j < L->n; j++)
-		if (L->v[j].host == host && L->v[j].id == id)
-			return (int)j;
-	return -1;
+	return lane_key(r, &host, &id) ? lane_find(L, host, id) : -1;
 }
 
 /* For each record, its lane index (-1: none). One pass, with a one-entry
