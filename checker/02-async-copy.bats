@@ -33,8 +33,16 @@ measured() {
     tq main list "$1" | awk -F'\t' -v from="$from" '$1 >= from'
 }
 
-# the GPU's part of the measured run: first start to last end, in ms
-gpu_span() { measured gpu | awk -F'\t' 'NR == 1 { a = $1 } $2 > b { b = $2 } END { if (NR) printf "%.6f\n", b - a }'; }
+# the end of the measured run's GPU work (its last copy or kernel), in ms
+gpu_end() { measured gpu | awk -F'\t' '$2 > b { b = $2 } END { if (NR) printf "%.6f\n", b }'; }
+
+# the number of the measured run's H2D copy among all H2D copies (the
+# rehearsals come first): the copy whose events gpu_ms was read from
+measured_h2d() {
+    local from
+    from=$(range issue 1)
+    tq main list h2d | awk -F'\t' -v from="$from" '$1 >= from { print NR; exit }'
+}
 
 # the three ranges must be there for any check on the measured run
 need_ranges() {
@@ -78,27 +86,30 @@ need_ranges() {
         "keep the clock readings t0..t3 of main() as given"
 }
 
+# cpu_ms and wall_ms are host clock readings around NVTX ranges: the same
+# intervals as the ranges in the trace. gpu_ms is cudaEventElapsedTime between
+# the events around the measured work: the same interval as the GPU's own
+# stamps of those events in the trace.
 @test "the times it reports agree with what the trace recorded" {
     need_run main
     need_trace main
     need_ranges || return 1
-    local c w g tc tw tg
+    local c w tc tw k
     c=$(need_figure main cpu_ms) || return 1
     w=$(need_figure main wall_ms) || return 1
-    g=$(need_figure main gpu_ms) || return 1
     tc=$(awk -v a="$(range cpu_work 1)" -v b="$(range cpu_work 2)" 'BEGIN { print b - a }')
     tw=$(awk -v a="$(range issue 1)" -v b="$(range wait 2)" 'BEGIN { print b - a }')
-    tg=$(gpu_span)
     is_true 'c >= 0.9 * t - 0.2 && c <= 1.1 * t + 0.2' c="$c" t="$tc" || say_fail \
         "cpu_ms within 10% (+0.2 ms) of the traced range \"cpu_work\", $(fmt "$tc") ms" \
         "cpu_ms = $c" "keep t1 and t2 right around the cpu_work range"
     is_true 'w >= 0.9 * t - 0.2 && w <= 1.1 * t + 0.2' w="$w" t="$tw" || say_fail \
         "wall_ms within 10% (+0.2 ms) of issue start -> wait end in the trace, $(fmt "$tw") ms" \
         "wall_ms = $w" "keep t0 right before \"issue\" and t3 right after \"wait\""
-    is_true 'g >= 0.8 * t && g <= 1.25 * t + 0.05' g="$g" t="$tg" || say_fail \
-        "gpu_ms within -20%/+25% of the traced GPU work of the measured run, $(fmt "$tg") ms" \
-        "gpu_ms = $g" \
-        "the events are recorded on the stream: are the copies and the kernel on it too?"
+    k=$(measured_h2d)
+    [ -n "$k" ] || { say_fail "an H2D copy once \"issue\" began" "none" \
+        "issue_work() queues the copy in (TODO 2)"; return 1; }
+    check_event_time main h2d "$k" gpu_ms "the measured H2D copy, kernel and D2H copy" 3 \
+        "the start and stop events are recorded on the stream: the copies and the kernel must be on it too, between them"
 }
 
 @test "copies and kernel run on the stream the program created" {
@@ -128,7 +139,7 @@ need_ranges() {
     need_run main
     need_trace main
     need_ranges || return 1
-    local sync calls kinds issue span
+    local sync calls kinds issue end
     sync=$(tq main count api:cudaMemcpy)
     [ "$sync" = 0 ] || say_fail "no cudaMemcpy at all (it makes the host wait)" \
         "$sync cudaMemcpy calls" "queue the copies with cudaMemcpyAsync(..., stream) (TODO 2, 4)"
@@ -139,11 +150,12 @@ need_ranges() {
     [ "$kinds" = "PINNED " ] || say_fail "the copies to and from pinned host memory" \
         "memory kinds: $kinds" \
         "keep cudaMallocHost for h_in and h_out: from malloc memory an async copy makes the host wait (lab 03)"
-    issue=$(awk -v a="$(range issue 1)" -v b="$(range issue 2)" 'BEGIN { print b - a }')
-    span=$(gpu_span)
-    is_true 'i < 0.25 * g' i="$issue" g="$span" || say_fail \
-        "issuing takes far less than the GPU's work (under a quarter of $(fmt "$span") ms)" \
-        "issuing took $(fmt "$issue") ms" \
+    # structure, not a ratio of times: the host was done issuing while the
+    # GPU still had the work to do
+    issue=$(range issue 2) end=$(gpu_end)
+    is_true 'i < e' i="$issue" e="${end:-0}" || say_fail \
+        "\"issue\" over before the GPU finished the work it queued" \
+        "\"issue\" ended at $(fmt "$issue") ms, the GPU's last copy at $(fmt "${end:-0}") ms" \
         "the host must only queue the work: nothing in issue_work() may wait for the GPU"
 }
 
@@ -163,16 +175,19 @@ need_ranges() {
         "a cudaStreamSynchronize (or cudaMemcpy) right after issuing makes the CPU idle while the GPU works; wait only after the CPU work (TODO 5)"
 }
 
+# A structure that another program on the GPU cannot fake or break: the GPU
+# work queued in "issue" was not finished yet when "cpu_work" began. (How
+# much of "cpu_work" the GPU was busy for is no proof: a shared GPU may run
+# someone else's kernel first.)
 @test "the CPU work runs while the GPU works" {
     need_run main
     need_trace main
     need_ranges || return 1
-    local ov frac
-    ov=$(tq main overlap nvtx:cpu_work gpu)
-    frac=$(echo "$ov" | awk '{ print $2 }')
-    is_true 'f >= 0.5' f="$frac" || say_fail \
-        "GPU work during at least half of the \"cpu_work\" range" \
-        "GPU busy during $(awk -v f="$frac" 'BEGIN { printf "%.0f", 100 * f }')% of it ($(echo "$ov" | awk '{ print $1 }') ms)" \
+    local c0 end
+    c0=$(range cpu_work 1) end=$(gpu_end)
+    is_true 'e > c' e="${end:-0}" c="$c0" || say_fail \
+        "the GPU work queued in \"issue\" still unfinished when \"cpu_work\" began" \
+        "it ended at $(fmt "${end:-0}") ms; \"cpu_work\" began at $(fmt "$c0") ms" \
         "the GPU's work must still be queued or running when the CPU work starts: no wait, no cudaMemcpy before it"
 }
 
@@ -195,20 +210,27 @@ need_ranges() {
         "wait for the stream the work is on, not another one"
 }
 
+# Done one after the other, CPU work and GPU work take C + G; overlapped, the
+# wall time saves up to the shorter of the two. G is the GPU work as the host
+# sees it: from the start of "issue" to the end of the last copy. A GPU shared
+# with other programs stretches G, and the saving stays the shorter part, so
+# the check asks for most of it: saved >= 0.8 x min(C, G). Every figure is an
+# interval of this run on the trace's one clock.
 @test "the wall time is clearly below CPU work plus GPU work" {
     need_run main
     need_trace main
     need_ranges || return 1
-    local wall cpu gpu r own
+    local wall cpu gpu saved short own
     wall=$(awk -v a="$(range issue 1)" -v b="$(range wait 2)" 'BEGIN { print b - a }')
     cpu=$(awk -v a="$(range cpu_work 1)" -v b="$(range cpu_work 2)" 'BEGIN { print b - a }')
-    gpu=$(gpu_span)
-    r=$(awk -v w="$wall" -v c="$cpu" -v g="$gpu" 'BEGIN { printf "%.3f", w / (c + g) }')
+    gpu=$(awk -v a="$(range issue 1)" -v b="$(gpu_end)" 'BEGIN { print b - a }')
+    saved=$(awk -v w="$wall" -v c="$cpu" -v g="$gpu" 'BEGIN { printf "%.6f", c + g - w }')
+    short=$(awk -v c="$cpu" -v g="$gpu" 'BEGIN { print (c < g ? c : g) }')
     own=$(figure main wall_vs_serial)
-    is_true 'r < 0.8' r="$r" || say_fail \
-        "wall time under 0.8 x (CPU work + GPU work) in the trace (0.5 is perfect overlap)" \
-        "wall $(fmt "$wall") ms, CPU work $(fmt "$cpu") ms + GPU work $(fmt "$gpu") ms: ratio $r (the program says ${own:-?})" \
-        "ratio near 1: the CPU and the GPU took turns. Issue everything, do the CPU work, and only then wait"
+    is_true 's >= 0.8 * m' s="$saved" m="$short" || say_fail \
+        "wall time at least 0.8 x min(CPU work, GPU work) below CPU work + GPU work (overlap saves the shorter one)" \
+        "wall $(fmt "$wall") ms, CPU work $(fmt "$cpu") ms + GPU work $(fmt "$gpu") ms: $(fmt "$saved") ms saved of $(fmt "$short") (the program's ratio: ${own:-?})" \
+        "nothing saved: the CPU and the GPU took turns. Issue everything, do the CPU work, and only then wait"
 }
 
 @test "a bad option is refused with usage and exit status 2" {

@@ -23,12 +23,14 @@ setup_file() {
 
 KINDS="pageable pinned registered"
 
-# the rows of the bandwidth table: "BYTES REPS pg_h2d pg_d2h pin_h2d pin_d2h reg_h2d reg_d2h"
-table() {
+# the rows of the bandwidth table of run RUN (default main):
+# "BYTES REPS pg_h2d pg_d2h pin_h2d pin_d2h reg_h2d reg_d2h"
+table_of() {
     awk '$1 ~ /^[0-9]+$/ && ($2 == "KiB" || $2 == "MiB") && NF == 9 {
-        $1 = $1 * ($2 == "KiB" ? 1024 : 1048576); $2 = ""; print }' "$RUNS/main.out" |
+        $1 = $1 * ($2 == "KiB" ? 1024 : 1048576); $2 = ""; print }' "$RUNS/$1.out" |
         tr -s ' '
 }
+table() { table_of main; }
 
 # inside RANGE SEL: the `list` lines of SEL that start inside an NVTX range RANGE
 inside() {
@@ -108,27 +110,27 @@ expect_kind() {
         "malloc memory becomes page-locked (PINNED in the trace) only after cudaHostRegister (TODO 4)"
 }
 
-# Each printed figure is bytes * reps / (event time); the trace has each copy's
-# own duration. Events also count the gaps between copies, so printed figures
-# may be lower than the trace's, most at small sizes; never much higher.
-# Tolerance: printed <= 1.10 x traced at every size, and >= 0.75 x traced from
-# 16 MiB up (median traced copy of that size, kind and direction). For the
-# pageable series the upper bound is 1.25 x: the driver stages those copies
-# through its own buffer, and the traced record of such a copy does not span
-# exactly what the events see (on the H200: 0.84 to 1.10 x from 16 MiB up,
-# against 0.99 to 1.00 x for pinned memory).
-@test "the printed bandwidths agree with the traced copies" {
-    need_run main
-    need_trace main
-    local bad
-    [ "$(table | wc -l)" -gt 0 ] || say_fail "the bandwidth table" "no table rows" \
-        "keep the printf of the table as given"
-    bad=$( { tq main list nvtx | sed 's/^/N\t/'; tq main list copy | sed 's/^/C\t/';
-             table | sed 's/^/T\t/'; } | awk -F'\t' -v kinds="$KINDS" '
+# Each printed figure is bytes * reps / (cudaEventElapsedTime between the
+# start and stop events around the reps copies). The trace has the GPU's own
+# stamp of both events: the same interval, read twice, so the two agree
+# (same_gpu_time's tolerance, + the printed rounding) however busy the GPU
+# was, and a unit slip (MiB for MB: 4.9%) shows on the larger sizes. The events must enclose exactly the reps
+# timed copies of that row: not the warm-up, not another size.
+# bw_mismatches RUN: one "...;" per row, kind and direction that fails.
+bw_mismatches() {
+    { tq "$1" list nvtx | sed 's/^/N\t/'; tq "$1" events copy | sed 's/^/C\t/';
+      table_of "$1" | sed 's/^/T\t/'; } |
+    awk -F'\t' -v kinds="$KINDS" -v rel="$EVENT_TOL_REL" -v abs="$EVENT_TOL_MS" '
         BEGIN { nk = split(kinds, kind, " "); dir[1] = "H2D"; dir[2] = "D2H" }
         $1 == "N" { for (k = 1; k <= nk; k++) if ($7 == kind[k]) { a[k] = $2; b[k] = $3 }; next }
         $1 == "C" { for (k = 1; k <= nk; k++) if ((k in a) && $2 >= a[k] && $2 <= b[k]) {
-                        key = k SUBSEP $7 SUBSEP $8; d[key, ++cnt[key]] = $4; break }
+                        key = k SUBSEP $7 SUBSEP $8
+                        if ($10 != "-" && $11 != "-") {
+                            w = key SUBSEP $10 SUBSEP $11
+                            if (!(w in n)) { nw[key]++; win[key, nw[key]] = w; ms[w] = $12; in_[w] = $13 }
+                            n[w]++
+                        }
+                        break }
                     next }
         $1 == "T" { rows[++nr] = $2 }
         END {
@@ -136,82 +138,120 @@ expect_kind() {
                 split(rows[r], f, " ")
                 for (k = 1; k <= nk; k++) for (j = 1; j <= 2; j++) {
                     p = f[2 + 2 * (k - 1) + j]; key = k SUBSEP dir[j] SUBSEP f[1]
-                    n = cnt[key] + 0
-                    if (n == 0) { printf "%s %s %d bytes: no such copy in the trace; ", kind[k], dir[j], f[1]; continue }
-                    for (x = 1; x <= n; x++) v[x] = d[key, x]
-                    for (x = 2; x <= n; x++) { y = v[x]; for (z = x - 1; z >= 1 && v[z] > y; z--) v[z + 1] = v[z]; v[z + 1] = y }
-                    med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-                    t = med > 0 ? f[1] / (med * 1e6) : 0
-                    ub = kind[k] == "pageable" ? 1.25 : 1.10
-                    if (p > ub * t || (f[1] >= 16777216 && p < 0.75 * t))
-                        printf "%s %s %d KiB: printed %.2f GB/s, traced %.2f; ", kind[k], dir[j], f[1] / 1024, p, t
+                    label = sprintf("%s %s %d KiB", kind[k], dir[j], f[1] / 1024)
+                    best = ""
+                    for (x = 1; x <= nw[key]; x++) {
+                        w = win[key, x]
+                        if (n[w] == f[2] && in_[w] == f[2]) best = w
+                        else if (best == "" && n[w] > 1) seen = w
+                    }
+                    if (best == "") {
+                        if (nw[key] == 0) bad(sprintf("%s: no events around its copies", label))
+                        else bad(sprintf("%s: no two events around its %d timed copies alone", label, f[2]))
+                        continue
+                    }
+                    t = f[1] * f[2] / (ms[best] * 1e6)
+                    tol = t * (rel + abs / ms[best]) + 0.005
+                    if (p < t - tol || p > t + tol)
+                        bad(sprintf("%s: printed %.2f GB/s, the events around its %d copies give %.2f", label, p, f[2], t))
                 }
             }
-        }')
+            if (nbad > 3) printf "... and %d more", nbad - 3
+        }
+        function bad(what) { if (++nbad <= 3) printf "%s; ", what }'
+}
+
+@test "the printed bandwidths agree with the traced copies" {
+    need_run main
+    need_trace main
+    local bad
+    [ "$(table | wc -l)" -gt 0 ] || say_fail "the bandwidth table" "no table rows" \
+        "keep the printf of the table as given"
+    bad=$(bw_mismatches main)
     [ -z "$bad" ] || say_fail \
-        "printed GB/s at most 1.10 x the traced copies' own (pageable: 1.25 x), and at least 0.75 x from 16 MiB up" \
+        "each printed GB/s = bytes x reps / the GPU's time between the events around the reps copies (within 0.5% + 0.02 ms)" \
         "$bad" \
-        "far above the trace: the time did not include the copies -- record stop after the loop and wait for it (cudaEventSynchronize) before cudaEventElapsedTime (TODO 1)"
+        "record start after the warm-up and right before the loop, stop right after it, on the copies' stream; cudaEventSynchronize(stop) before cudaEventElapsedTime; GB/s = bytes / (ms * 1e6) (TODO 1)"
+}
+
+# Pinned against pageable: two measurements made at different moments, which
+# another program copying on the same GPU can slow one of. So this check, and
+# only this one, may look at up to 2 more runs and pass on the best.
+# faster_pinned RUN: pinned above 1.2 x pageable in both directions.
+faster_pinned() {
+    local d pg pin
+    for d in h2d d2h; do
+        pg=$(figure "$1" pageable_${d}_gbps) pin=$(figure "$1" pinned_${d}_gbps)
+        is_true 'pin > 1.2 * pg' pin="${pin:-0}" pg="${pg:-0}" || { say_fail \
+            "pinned_${d}_gbps above 1.2 x pageable_${d}_gbps" \
+            "pinned $pin GB/s, pageable $pg GB/s" \
+            "is the pinned buffer really from cudaMallocHost (TODO 3)?"; return 1; }
+    done
 }
 
 @test "pinned memory is faster than pageable memory for large copies" {
     need_run main
-    local d pg pin
-    for d in h2d d2h; do
-        pg=$(need_figure main pageable_${d}_gbps) || return 1
-        pin=$(need_figure main pinned_${d}_gbps) || return 1
-        is_true 'pin > 1.2 * pg' pin="$pin" pg="$pg" || say_fail \
-            "pinned_${d}_gbps above 1.2 x pageable_${d}_gbps" \
-            "pinned $pin GB/s, pageable $pg GB/s" \
-            "is the pinned buffer really from cudaMallocHost (TODO 3)?"
+    local k
+    for k in pinned_h2d_gbps pinned_d2h_gbps pageable_h2d_gbps pageable_d2h_gbps; do
+        need_figure main "$k" >/dev/null || return 1
     done
+    second_chance main faster_pinned
 }
 
-# async_span RANGE: duration of the cudaMemcpyAsync call in RANGE, and the time
-# from the first copy's start to the last copy's end there: "API COPY" in ms
+# async_span RANGE: the cudaMemcpyAsync call in RANGE and its H2D copy, as
+# "CALL_START CALL_END COPY_START COPY_END" (ms into the trace; "none")
 async_span() {
     local api copy
-    api=$(inside "$1" api:cudaMemcpyAsync | awk -F'\t' 'NR == 1 { print $3 }')
-    copy=$(inside "$1" h2d | awk -F'\t' 'NR == 1 { a = $1 } $2 > b { b = $2 } END { if (NR) print b - a }')
-    echo "${api:-none} ${copy:-none}"
+    api=$(inside "$1" api:cudaMemcpyAsync | awk -F'\t' 'NR == 1 { print $1, $2 }')
+    copy=$(inside "$1" h2d | awk -F'\t' 'NR == 1 { a = $1 } $2 > b { b = $2 } END { if (NR) print a, b }')
+    echo "${api:-none none} ${copy:-none none}"
 }
 
+# Structure, not a ratio of a host time to a GPU time (another program on the
+# GPU stretches the copy, not the call): the call returned before its copy
+# was half done. And the two host times the program printed, from the same
+# t0: t1 (the return) well before t2 (the copy done), and t2 late enough to
+# contain the copy.
 @test "cudaMemcpyAsync from pinned memory returns before the copy is done" {
     need_run main
     need_trace main
-    local k api copy own done
+    local k a0 a1 c0 c1 own done
     for k in pinned registered; do
-        read -r api copy <<<"$(async_span "async_$k")"
-        [ "$api" != none ] && [ "$copy" != none ] || say_fail \
+        read -r a0 a1 c0 c1 <<<"$(async_span "async_$k")"
+        [ "$a0" != none ] && [ "$c0" != none ] || { say_fail \
             "one cudaMemcpyAsync and its H2D copy in the range \"async_$k\"" \
-            "call: $api, copy: $copy" "keep time_return() as given"
-        is_true 'api < 0.1 * copy' api="$api" copy="$copy" || say_fail \
-            "the call from $k memory back in under 10% of its copy's $(fmt "$copy") ms" \
-            "it took $(fmt "$api") ms" "is the $k buffer page-locked (TODO 3, TODO 4)?"
+            "call: $a0, copy: $c0" "keep time_return() as given"; return 1; }
+        is_true 'a1 < (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" || { say_fail \
+            "the call from $k memory back before its copy was half done" \
+            "it returned $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into the $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy" \
+            "is the $k buffer page-locked (TODO 3, TODO 4)?"; return 1; }
         own=$(need_figure main ${k}_return_ms) || return 1
         done=$(need_figure main ${k}_done_ms) || return 1
-        is_true 'own < 0.25 * copy && done >= 0.8 * copy' own="$own" done="$done" copy="$copy" ||
-            say_fail "${k}_return_ms well under the copy's $(fmt "$copy") ms, ${k}_done_ms at least that" \
+        is_true 'own < 0.25 * done && done >= 0.99 * (c1 - a0) - 0.01' own="$own" done="$done" \
+            a0="$a0" c1="$c1" || { say_fail \
+            "${k}_return_ms well under ${k}_done_ms (under a quarter), which covers the call and its copy, $(fmt "$(awk -v a="$a0" -v b="$c1" 'BEGIN { print b - a }')") ms" \
             "${k}_return_ms = $own, ${k}_done_ms = $done" \
-            "read t1 right after the call returns and before waiting; read t2 after cudaStreamSynchronize (TODO 2)"
+            "read t1 right after the call returns and before waiting; read t2 after cudaStreamSynchronize (TODO 2)"; return 1; }
     done
 }
 
 @test "cudaMemcpyAsync from pageable memory returns only when the copy is nearly done" {
     need_run main
     need_trace main
-    local api copy own
-    read -r api copy <<<"$(async_span async_pageable)"
-    [ "$api" != none ] && [ "$copy" != none ] || say_fail \
+    local a0 a1 c0 c1 own done
+    read -r a0 a1 c0 c1 <<<"$(async_span async_pageable)"
+    [ "$a0" != none ] && [ "$c0" != none ] || { say_fail \
         "one cudaMemcpyAsync and its H2D copy in the range \"async_pageable\"" \
-        "call: $api, copy: $copy" "keep time_return() as given"
-    is_true 'api > 0.5 * copy' api="$api" copy="$copy" || say_fail \
-        "the call from pageable memory busy for most of its copy's $(fmt "$copy") ms" \
-        "it returned after $(fmt "$api") ms" \
-        "is the pageable buffer plain malloc memory, as given?"
+        "call: $a0, copy: $c0" "keep time_return() as given"; return 1; }
+    is_true 'a1 > (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" || { say_fail \
+        "the call from pageable memory still busy when its copy was half done" \
+        "it returned $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into the $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy" \
+        "is the pageable buffer plain malloc memory, as given?"; return 1; }
     own=$(need_figure main pageable_return_ms) || return 1
-    is_true 'own > 0.5 * copy' own="$own" copy="$copy" || say_fail \
-        "pageable_return_ms near the copy's $(fmt "$copy") ms" "pageable_return_ms = $own" \
+    done=$(need_figure main pageable_done_ms) || return 1
+    is_true 'own > 0.5 * done' own="$own" done="$done" || say_fail \
+        "pageable_return_ms near pageable_done_ms (more than half of it)" \
+        "pageable_return_ms = $own, pageable_done_ms = $done" \
         "t0 right before the call, t1 right after it (TODO 2)"
 }
 

@@ -11,16 +11,20 @@ LAB_ID=05-overlap
 PROG=overlap
 load lib/checks
 
-# How far above the stage bound a pipelined run may be, and why 1.5: on the
-# lent H200 a correct pipeline takes 1.00x the bound (median of 5 pairs),
-# while one that does not overlap (a synchronize in the issue loop, a kernel
-# on the default stream, stages separated by a synchronize) takes the sum of
-# the stages, 2.3-2.4x the bound.
+# How far above the stage bound a pipelined run may be, and why 1.5: on an
+# H200 a correct pipeline takes 1.00x the bound (median of 5 pairs), while
+# one that does not overlap (a synchronize in the issue loop, a kernel on the
+# default stream, stages separated by a synchronize) takes the sum of the
+# stages, 2.3-2.4x the bound.
 # Each pipelined run is compared with the sequential run just before it, and
 # the median of the R pairs counts: another program on the same GPU slows a
 # pair as a whole, or one pair, and neither moves the median far. 1.5 leaves
 # a correct solution room for a GPU shared with other runs, and is still far
 # below what any serialized version takes.
+# The pipeline and its stages are still measured at different moments, which
+# no structure of the trace can tie together: this check (and lab 03's
+# pinned-against-pageable) may look at up to 2 more runs of the program and
+# pass on the best (second_chance in lib/checks.bash).
 BOUND_FACTOR=1.5
 
 setup_file() {
@@ -97,11 +101,9 @@ bound() {
         }'
 }
 
-# near_bound RUN ORDER: the check of one run's pipeline against the bound.
+# near_bound ORDER RUN: one run's pipeline against its stage bound.
 near_bound() {
-    local run=$1 order=$2 frac b pipe chunks pairs
-    need_run "$run"
-    need_trace "$run"
+    local order=$1 run=$2 frac b pipe chunks pairs
     read -r frac b pipe chunks pairs <<<"$(bound "$run")"
     [ -n "$pairs" ] || { say_fail "NVTX ranges \"sequential\" and \"pipelined\" with GPU work in them" \
         "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:pipelined) pipelined" \
@@ -190,11 +192,15 @@ near_bound() {
 }
 
 @test "the depth-first pipeline comes close to the stage bound" {
-    near_bound main depth-first
+    need_run main
+    need_trace main
+    second_chance main near_bound depth-first
 }
 
 @test "the breadth-first pipeline comes close to the stage bound" {
-    near_bound breadth breadth-first
+    need_run breadth
+    need_trace breadth
+    second_chance breadth near_bound breadth-first
 }
 
 @test "a bad option is refused with usage and exit status 2" {

@@ -49,6 +49,10 @@ run_lab() {
     done
     mkdir -p "$RUNS"
     built_ok || return 0
+    # how it was run, for rerun_lab
+    local a
+    { echo "$trace"; for a in "${envs[@]}"; do echo "$a"; done; echo --
+      for a in "$@"; do echo "$a"; done; } >"$RUNS/$name.how"
     local cmd=("$LAB_DIR/$PROG" "$@")
     # without the trace tool the run goes on untraced: need_trace says why
     if [ "$trace" = 1 ] && [ -x "$STREAMTRACE" ]; then
@@ -61,6 +65,61 @@ run_lab() {
 }
 
 rc_of() { cat "$RUNS/$1.rc" 2>/dev/null; }
+
+# rerun_lab NAME NEW: run the program again exactly as run NAME was (options,
+# environment, trace), kept as NEW.
+rerun_lab() {
+    local how="$RUNS/$1.how" trace line args=() envs=() past=0
+    [ -f "$how" ] || return 1
+    { read -r trace
+      while IFS= read -r line; do
+          if [ "$past" = 0 ]; then
+              [ "$line" = -- ] && past=1 || envs+=(--env "$line")
+          else
+              args+=("$line")
+          fi
+      done; } <"$how"
+    if [ "$trace" = 1 ]; then
+        run_lab "$2" --trace "${envs[@]}" -- "${args[@]}"
+    else
+        run_lab "$2" "${envs[@]}" -- "${args[@]}"
+    fi
+}
+
+# ------------------------------------------------------------ a second chance
+
+# A few checks compare two times that were measured at different moments
+# (lab 03: pinned against pageable bandwidth; lab 05: the pipeline against
+# its stages). Another program on the same GPU can slow one of the two, and
+# no structure of the trace can tell. Those checks, and only those, may look
+# at up to RERUNS_MAX more runs of the program and pass on the best, as
+# benchmarks take the best of 3. A check of correctness is never re-run.
+RERUNS_MAX=2
+
+# note TEXT: a line under a check that passed (run-checks shows it).
+note() { echo "@note: $*" >&3; }
+
+# second_chance RUN CHECK...: run the command CHECK... with RUN as its last
+# argument; if it fails, run the program again (rerun_lab) up to RERUNS_MAX
+# times and run CHECK on each new run; pass as soon as one passes. Says so
+# under the check when a re-run was needed.
+second_chance() {
+    local run=$1 out i seen=""
+    shift
+    out=$("$@" "$run" 2>&1) && return 0
+    for i in $(seq 1 "$RERUNS_MAX"); do
+        rerun_lab "$run" "$run.again$i" || break
+        if "$@" "$run.again$i" >/dev/null 2>&1; then
+            note "passed on re-run $i of $RERUNS_MAX: the first run $(grep -m 1 '^seen:' <<<"$out" | sed 's/^seen: *//')" \
+                "(another program on the GPU?)"
+            return 0
+        fi
+        seen+="; re-run $i: $("$@" "$run.again$i" 2>&1 | grep -m 1 '^seen:' | sed 's/^seen: *//')"
+    done
+    echo "$out"
+    echo "note:     the program was run $((i + 1)) times in all (a GPU shared with other programs can slow one run), and no run passed${seen}"
+    return 1
+}
 
 # Say what happened to a run in a few words: "exited 0", "crashed (SIGSEGV)"...
 describe_exit() {
@@ -153,6 +212,63 @@ tq() {
     local name=$1
     shift
     "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err"
+}
+
+# events_around NAME SEL K: the Kth record of SEL in run NAME, with the CUDA
+# events recorded on its stream right before and right after it (streamtrace
+# query ... events): "FROM TO WINDOW INSIDE" in ms, INSIDE the number of GPU
+# operations of that stream between the two; "-" where there is no event;
+# nothing when there is no Kth record.
+events_around() {
+    tq "$1" events "$2" | sed -n "${3}p" |
+        awk -F'\t' '{ print $(NF - 3), $(NF - 2), $(NF - 1), $NF }'
+}
+
+# same_gpu_time PRINTED TRACED: a cudaEventElapsedTime the program printed is
+# the GPU's own time between the same two events in the trace, within
+# EVENT_TOL_REL of it + EVENT_TOL_MS. The trace's stamps are CUPTI's, taken
+# beside the event's own: on an H200 the two differed by at most 3 us in
+# lab 01, 02 and 04 runs, and by up to 14 us (one pageable copy in 84) in
+# lab 03's, whatever the length. A unit slip (MiB for MB, 4.9%) still shows
+# on every interval of a millisecond or more.
+EVENT_TOL_REL=0.005
+EVENT_TOL_MS=0.02
+same_gpu_time() {
+    is_true 'p >= t - (r * t + a) && p <= t + r * t + a' p="$1" t="$2" \
+        r="$EVENT_TOL_REL" a="$EVENT_TOL_MS"
+}
+
+# check_event_time NAME SEL K FIGURE WHAT COUNT HINT: the figure FIGURE that
+# run NAME printed is the time between the events around the Kth record of
+# SEL (WHAT, in words), and those events enclose COUNT operations of its
+# stream (that record, and what was timed with it). Another program on the
+# same GPU may stretch that interval, never make the two disagree.
+check_event_time() {
+    local run=$1 sel=$2 k=$3 fig=$4 what=$5 count=$6 hint=$7 v from to w inside
+    v=$(need_figure "$run" "$fig") || return 1
+    read -r from to w inside <<<"$(events_around "$run" "$sel" "$k")"
+    if [ -z "$from" ]; then
+        say_fail "$what in the trace" "$(tq "$run" count "$sel") records of $sel" "$hint"
+        return 1
+    fi
+    if [ "$from" = - ] || [ "$to" = - ]; then
+        local seen="no event before it"
+        [ "$from" = - ] || seen="an event before it"
+        [ "$to" = - ] && seen+=", none after it" || seen+=", one after it"
+        say_fail "events recorded on the stream of $what, right before and right after it" \
+            "$seen" "$hint"
+        return 1
+    fi
+    if [ "$inside" != "$count" ]; then
+        local want="it alone"
+        [ "$count" = 1 ] || want="$count operations of its stream"
+        say_fail "the events around $what enclosing $want" \
+            "they enclose $inside operations of that stream, $(fmt "$w") ms apart" "$hint"
+        return 1
+    fi
+    same_gpu_time "$v" "$w" || say_fail \
+        "$fig = the GPU's time between those two events, $(fmt "$w") ms (within 0.5% + 0.02 ms)" \
+        "$fig = $v" "$hint"
 }
 
 # need_trace NAME: the run was traced; otherwise say why not and fail.

@@ -25,7 +25,15 @@ function flush(   i, shown) {
 }
 function paint(code, text) { return color ? "\033[" code "m" text "\033[0m" : text }
 
+# "@note: ..." comes (on bats' fd 3) from a check while it runs, before its
+# own ok line: it is kept and shown under that line.
+function notes(   i) {
+    for (i = 1; i <= nnote; i++) print "          note: " note[i]
+    nnote = 0
+}
+
 BEGIN { passed = failed = skipped = 0 }
+/^@note: / { n = $0; sub(/^@note: /, "", n); note[++nnote] = n; next }
 /^1\.\.[0-9]+/ { next }
 /^ok [0-9]+ / {
     flush()
@@ -41,12 +49,14 @@ BEGIN { passed = failed = skipped = 0 }
         print "  " paint("32", "ok  ") "  " line
         passed++
     }
+    notes()
     next
 }
 /^not ok [0-9]+ / {
     flush()
     line = $0; sub(/^not ok [0-9]+ /, "", line)
     print "  " paint("31", "FAIL") "  " line
+    nnote = 0   # a failed check says it all in its own lines
     failed++; failing = 1; ndiag = 0
     next
 }

@@ -40,6 +40,7 @@ static const char usage_text[] =
 	"  summary FILE                      headline figures\n"
 	"  query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND]\n"
 	"questions: count total union span bytes bandwidth durations streams list SEL;\n"
+	"           events SEL (each record with the CUDA events around it on its stream);\n"
 	"           overlap order SEL SEL2; dropped; meta KEY\n"
 	"selectors: kernel kernel:SUBSTR h2d d2h d2d copy memset gpu sync\n"
 	"           sync:stream|event|context|wait api api:NAME api:PREFIX* nvtx nvtx:NAME event\n"

@@ -203,7 +203,9 @@ static int ustream_cmp(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-static void print_list_line(const struct trace *t, const struct rec *r)
+/* One `list` line of r, ended by `end` ("\n", or "" to add fields). */
+static void print_list_line(const struct trace *t, const struct rec *r,
+			    const char *end)
 {
 	char stream[16] = "-", what[32], bytes[24] = "-";
 	const char *name = what, *mem = "-";
@@ -229,9 +231,56 @@ static void print_list_line(const struct trace *t, const struct rec *r)
 	}
 	if (r->kind == K_COPY || r->kind == K_MEMSET)
 		snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)r->bytes);
-	printf("%.6f\t%.6f\t%.6f\t%s\t%s\t%s\t%s\t%s\n", ms(r->start - t->t0),
+	printf("%.6f\t%.6f\t%.6f\t%s\t%s\t%s\t%s\t%s%s", ms(r->start - t->t0),
 	       ms(r->end - t->t0), ms(r->end - r->start), kind_name(r->kind),
-	       stream, name, bytes, mem);
+	       stream, name, bytes, mem, end);
+}
+
+/*
+ * For each record of a[] (start order): its `list` line, then the CUDA events
+ * around it on its own stream -- the last one stamped at or before its start
+ * (FROM), the first one stamped at or after its end (TO) -- the time between
+ * them, and how many GPU records of that stream lie wholly between them.
+ * A printed cudaEventElapsedTime is held against TO - FROM: both are the
+ * GPU's own stamps of the same two events, whatever else shares the GPU.
+ * "-" where there is no such event.
+ */
+static void print_events_around(const struct trace *t, const struct rec *const *a,
+				size_t na)
+{
+	for (size_t i = 0; i < na; i++) {
+		const struct rec *r = a[i], *from = NULL, *to = NULL;
+		size_t inside = 0;
+		print_list_line(t, r, "");
+		if (r->stream != NO_STREAM) {
+			for (size_t j = 0; j < t->n; j++) {
+				const struct rec *e = &t->recs[j];
+				if (e->kind != K_EVENT || e->stream != r->stream)
+					continue;
+				if (e->start <= r->start && (!from || e->start >= from->start))
+					from = e;
+				if (e->start >= r->end && (!to || e->start < to->start))
+					to = e;
+			}
+		}
+		if (!from || !to) {
+			if (from)
+				printf("\t%.6f\t-\t-\t-\n", ms(from->start - t->t0));
+			else if (to)
+				printf("\t-\t%.6f\t-\t-\n", ms(to->start - t->t0));
+			else
+				printf("\t-\t-\t-\t-\n");
+			continue;
+		}
+		for (size_t j = 0; j < t->n; j++) {
+			const struct rec *g = &t->recs[j];
+			if (trace_is_gpu(g) && g->stream == r->stream &&
+			    g->start >= from->start && g->end <= to->start)
+				inside++;
+		}
+		printf("\t%.6f\t%.6f\t%.6f\t%zu\n", ms(from->start - t->t0),
+		       ms(to->start - t->t0), ms(to->start - from->start), inside);
+	}
 }
 
 static int usage_q(const char *why)
@@ -299,7 +348,8 @@ int query_main(const struct trace *t, int argc, char **argv)
 
 	int two = strcmp(q, "overlap") == 0 || strcmp(q, "order") == 0;
 	static const char *const one_sel[] = { "count", "total", "union", "span", "bytes",
-					       "bandwidth", "durations", "streams", "list" };
+					       "bandwidth", "durations", "streams", "list",
+					       "events" };
 	int known = two;
 	for (size_t i = 0; i < sizeof one_sel / sizeof one_sel[0]; i++)
 		known |= strcmp(q, one_sel[i]) == 0;
@@ -350,7 +400,9 @@ int query_main(const struct trace *t, int argc, char **argv)
 			printf("%.6f\n", ms(a[i]->end - a[i]->start));
 	} else if (strcmp(q, "list") == 0) {
 		for (size_t i = 0; i < na; i++)
-			print_list_line(t, a[i]);
+			print_list_line(t, a[i], "\n");
+	} else if (strcmp(q, "events") == 0) {
+		print_events_around(t, a, na);
 	} else if (strcmp(q, "streams") == 0) {
 		uint32_t *ids = malloc((na ? na : 1) * sizeof *ids);
 		size_t n = 0;
