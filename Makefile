@@ -12,7 +12,7 @@ SOL_DIRS := $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/))
 BATS_VENDOR := checker/vendor/node_modules/bats/bin/bats
 CHECK_ARGS = $(if $(REPORT),--report $(REPORT)) $(LAB)
 
-.PHONY: all labs solutions tools check check-solutions test slides trace \
+.PHONY: all labs solutions tools check check-solutions test slides slides-pdf trace \
 	deps bats clean help $(LAB_DIRS) $(SOL_DIRS)
 
 all: labs solutions tools                      ## build every starter, solution and tool
@@ -37,6 +37,9 @@ test: tools bats                               ## the kit's own tests (mutants a
 
 slides:                                        ## build the decks to slides/build/*.html
 	@$(MAKE) --no-print-directory -C slides
+
+slides-pdf:                                    ## the decks as PDF, presenter notes included (needs Chromium)
+	@$(MAKE) --no-print-directory -C slides pdf
 
 trace:                                         ## timeline of a lab's run: make trace LAB=01
 	@test -n "$(LAB)" || { echo "which lab? make trace LAB=01" >&2; exit 2; }
