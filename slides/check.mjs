@@ -38,9 +38,10 @@ function checkNotes(file) {
             problems.push(`slide ${i + 1}: no presenter notes`);
             continue;
         }
-        const paras = note.match(/<p>[\s\S]*?<\/p>/g) || [note];
+        // Marp keeps a note's text as written, blank lines between paragraphs.
+        const paras = note.replace(/<[^>]*>/g, '').trim().split(/\n[ \t]*\n/);
         paras.forEach((p, k) => {
-            if (p.includes('\n'))
+            if (p.trim().includes('\n'))
                 problems.push(`slide ${i + 1}: note paragraph ${k + 1} is hard-wrapped ` +
                               `(write each paragraph on one line)`);
         });

@@ -35,7 +35,6 @@ table() {
 03-pinned.svg       03-pinned-memory  r                nvtx:async_pinned..nvtx:async_pinned
 04-events.svg       04-events         r                nvtx:polling..kernel:consumer
 05-overlap.svg      05-overlap        r                nvtx:sequential..nvtx:pipelined
-05-breadth.svg      05-overlap        r--order-breadth nvtx:sequential..nvtx:pipelined
 06-lifetime.svg     06-lifetime       r                -
 EOF
 }
