@@ -301,7 +301,7 @@ assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in x)
 	run -0 "$ST" summary "$B"; echo "$output"
 	grep -Eq '^h2d +3 +4\.500000 +4\.500000$' <<<"$output"
 	grep -Eq '^H2D PINNED +2 +4000000 +2\.500000 +1\.600$' <<<"$output"
-	grep -q 'default (1 copies, 0 kernels, 1 memsets)' <<<"$output"
+	grep -Eq '^default +1 +0 +1 +2\.500000 0\.0000$' <<<"$output"
 	grep -q 'copy/kernel' <<<"$output"
 }
 

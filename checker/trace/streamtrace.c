@@ -3,11 +3,12 @@
  * then draw or question what its GPU did.
  *
  *   streamtrace run [-o FILE] -- PROG [ARGS...]
- *   streamtrace timeline [--width N] [--color auto|always|never] FILE
- *   streamtrace json FILE [-o OUT]
- *   streamtrace svg FILE [-o OUT]
- *   streamtrace summary FILE
- *   streamtrace query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND]
+ *   streamtrace timeline [--width N] [--height N] [--color auto|always|never] [WINDOW] FILE
+ *   streamtrace json FILE [-o OUT] [WINDOW]
+ *   streamtrace svg FILE [-o OUT] [WINDOW]
+ *   streamtrace summary [--width N] [WINDOW] FILE
+ *   streamtrace query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND] [WINDOW]
+ *   WINDOW: --window nvtx:NAME[*][#K|#last][+gpu] (repeatable), or --from MS --to MS
  *
  * Exit status: 0 ok; 2 bad command line; 3 unreadable or malformed trace;
  * `run` exits with the program's status (128+N if killed by signal N).
@@ -33,25 +34,55 @@ static const char usage_text[] =
 	"usage: streamtrace COMMAND ...\n"
 	"  run [-o FILE] -- PROG [ARGS...]   run PROG under capture (default FILE:\n"
 	"                                    streamtrace.trace); exits with PROG's status\n"
-	"  timeline [--width N] [--color auto|always|never] FILE\n"
-	"                                    one lane per stream and per host thread\n"
-	"  json FILE [-o OUT]                Chrome trace-event JSON (ui.perfetto.dev)\n"
-	"  svg FILE [-o OUT]                 SVG of the timeline\n"
-	"  summary FILE                      headline figures\n"
-	"  query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND]\n"
+	"  timeline [--width N] [--height N] [--color auto|always|never] [WINDOW] FILE\n"
+	"                                    a lane per stream, per host thread its NVTX\n"
+	"                                    ranges and its runtime calls\n"
+	"  json FILE [-o OUT] [WINDOW]       Chrome trace-event JSON (ui.perfetto.dev)\n"
+	"  svg FILE [-o OUT] [WINDOW]        SVG of the timeline\n"
+	"  summary [--width N] [WINDOW] FILE counts, bandwidth, overlap, streams at once\n"
+	"  query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND] [WINDOW]\n"
 	"questions: count total union span bytes bandwidth durations streams list SEL;\n"
 	"           events SEL (each record with the CUDA events around it on its stream);\n"
 	"           overlap order SEL SEL2; dropped; meta KEY\n"
 	"selectors: kernel kernel:SUBSTR h2d d2h d2d copy memset gpu sync\n"
 	"           sync:stream|event|context|wait api api:NAME api:PREFIX* nvtx nvtx:NAME event\n"
 	"memory kinds (--mem): PAGEABLE PINNED DEVICE MANAGED (for copies, the host side)\n"
+	"WINDOW: only that time, records cut at its edges (times in ms from the first record):\n"
+	"  --window nvtx:NAME          every NVTX range so named (nvtx:NAME* : named NAME...)\n"
+	"  --window nvtx:NAME#K        the K-th of them (#1 the first), or #last\n"
+	"  --window nvtx:NAME#K+gpu    ...until the GPU work queued in the range is done\n"
+	"  --window A --window B       both, side by side at one scale\n"
+	"  --from MS --to MS           a time range (either one alone: from the start, to the end)\n"
 	"format: see checker/trace/FORMAT.md\n";
+
+/* Each command's line of usage, for a mistake in its command line. */
+static const char *const cmd_usage[][2] = {
+	{ "run", "run [-o FILE] -- PROG [ARGS...]" },
+	{ "timeline", "timeline [--width N] [--height N] [--color auto|always|never] [WINDOW] FILE" },
+	{ "json", "json FILE [-o OUT] [WINDOW]" },
+	{ "svg", "svg FILE [-o OUT] [WINDOW]" },
+	{ "summary", "summary [--width N] [WINDOW] FILE" },
+	{ "query", "query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND] [WINDOW]" },
+};
 
 static int usage(const char *why)
 {
 	if (why)
 		fprintf(stderr, "streamtrace: %s\n", why);
 	fputs(usage_text, stderr);
+	return 2;
+}
+
+/* Say what is wrong with the command line of cmd (naming the word: "%s" in
+ * fmt), then that command's usage in one line. Return 2. */
+static int bad(const char *cmd, const char *fmt, const char *word)
+{
+	fprintf(stderr, "streamtrace %s: ", cmd);
+	fprintf(stderr, fmt, word);
+	for (size_t i = 0; i < sizeof cmd_usage / sizeof cmd_usage[0]; i++)
+		if (strcmp(cmd, cmd_usage[i][0]) == 0)
+			fprintf(stderr, "\nusage: streamtrace %s", cmd_usage[i][1]);
+	fputs("\n(streamtrace help: every command, question, selector and window)\n", stderr);
 	return 2;
 }
 
@@ -98,12 +129,12 @@ static int cmd_run(int argc, char **argv)
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
 			file = argv[++i];
 		else if (argv[i][0] == '-')
-			return usage("run: unknown option");
+			return bad("run", "unknown option \"%s\"", argv[i]);
 		else
 			break;
 	}
 	if (i >= argc)
-		return usage("run: no program to run");
+		return bad("run", "%s", "no program to run");
 	if (self_dir(lib, sizeof lib - 32))
 		return usage("run: cannot find my own executable");
 	strcat(lib, "/libstreamtrace.so");
@@ -155,16 +186,30 @@ static int cmd_run(int argc, char **argv)
 /* Commands on a trace file                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Columns of the terminal: $COLUMNS, else the tty's, else 100. */
+/* Columns of the terminal: $COLUMNS, else the tty's, else 100; at most
+ * 120 (a wider timeline is asked for with --width). */
 static int term_width(void)
 {
 	const char *c = getenv("COLUMNS");
 	struct winsize ws;
+	int w = 100;
+	if (c && atoi(c) > 0)
+		w = atoi(c);
+	else if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		w = ws.ws_col;
+	return w > 120 ? 120 : w;
+}
+
+/* Lines of the terminal: $LINES, else the tty's, else 40. */
+static int term_height(void)
+{
+	const char *c = getenv("LINES");
+	struct winsize ws;
 	if (c && atoi(c) > 0)
 		return atoi(c);
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	return 100;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		return ws.ws_row;
+	return 40;
 }
 
 /* Open -o OUT for writing, or stdout. */
@@ -189,79 +234,155 @@ static int finish_out(FILE *f, const char *path)
 	return 0;
 }
 
-static int cmd_file(const char *cmd, int argc, char **argv)
-{
-	const char *file = NULL, *out = NULL;
-	int width = 0, color = -1; /* -1: auto */
-	struct trace t;
+/* What the command line of a drawing command asks for. */
+struct opts {
+	const char *file, *out;
+	int width, height, color; /* 0: the terminal's; color -1: auto */
+	struct winspec win;
+};
 
-	if (strcmp(cmd, "query") == 0) {
-		if (argc < 1 || argv[0][0] == '-')
-			return usage("query: FILE comes first");
-		int rc = trace_load(argv[0], &t);
+/* A whole number in lo..hi from the value of option opt. Return 0 if ok. */
+static int int_arg(const char *cmd, const char *opt, const char *v, long lo, long hi, int *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (!*v || *end || n < lo || n > hi) {
+		char why[80];
+		snprintf(why, sizeof why, "%s takes %ld..%ld, not \"%%s\"", opt, lo, hi);
+		return bad(cmd, why, v);
+	}
+	*out = (int)n;
+	return 0;
+}
+
+/* Read the options of timeline, json, svg and summary into o. Return 0, or
+ * 2 after saying what is wrong. */
+static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
+{
+	int tl = strcmp(cmd, "timeline") == 0, sum = strcmp(cmd, "summary") == 0;
+	memset(o, 0, sizeof *o);
+	o->color = -1;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int w = win_option(argc, argv, &i, &o->win), rc = 0;
+		if (w == 2)
+			return 2;
+		if (w)
+			continue;
+		if (strcmp(a, "-o") == 0 && v && !tl && !sum) {
+			o->out = argv[++i];
+		} else if (strcmp(a, "--width") == 0 && v && (tl || sum)) {
+			rc = int_arg(cmd, a, argv[++i], 20, 1000, &o->width);
+		} else if (strcmp(a, "--height") == 0 && v && tl) {
+			rc = int_arg(cmd, a, argv[++i], 10, 100000, &o->height);
+		} else if (strcmp(a, "--color") == 0 && v && tl) {
+			v = argv[++i];
+			o->color = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "always") == 0 ? 1
+				 : strcmp(v, "never") == 0 ? 0 : -2;
+			if (o->color == -2)
+				return bad(cmd, "--color takes auto, always or never, not \"%s\"", v);
+		} else if (a[0] == '-' && a[1]) {
+			int known = !strcmp(a, "-o") || !strcmp(a, "--width") ||
+				    !strcmp(a, "--height") || !strcmp(a, "--color");
+			return bad(cmd, known && !v ? "\"%s\" needs a value"
+					: "unknown option \"%s\"", a);
+		} else if (!o->file) {
+			o->file = a;
+		} else {
+			return bad(cmd, "one trace FILE, not also \"%s\"", a);
+		}
 		if (rc)
 			return rc;
-		rc = query_main(&t, argc - 1, argv + 1);
-		trace_free(&t);
-		return rc;
 	}
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-o") == 0 && i + 1 < argc && strcmp(cmd, "timeline") &&
-		    strcmp(cmd, "summary")) {
-			out = argv[++i];
-		} else if (strcmp(a, "--width") == 0 && i + 1 < argc &&
-			   strcmp(cmd, "timeline") == 0) {
-			char *end;
-			long w = strtol(argv[++i], &end, 10);
-			if (*end || w < 20 || w > 1000)
-				return usage("timeline: --width takes 20..1000");
-			width = (int)w;
-		} else if (strcmp(a, "--color") == 0 && i + 1 < argc &&
-			   strcmp(cmd, "timeline") == 0) {
-			const char *v = argv[++i];
-			if (strcmp(v, "auto") == 0)
-				color = -1;
-			else if (strcmp(v, "always") == 0)
-				color = 1;
-			else if (strcmp(v, "never") == 0)
-				color = 0;
-			else
-				return usage("timeline: --color takes auto, always or never");
-		} else if (a[0] == '-' && a[1]) {
-			return usage("unknown option");
-		} else if (!file) {
-			file = a;
-		} else {
-			return usage("too many arguments");
-		}
-	}
-	if (!file)
-		return usage("no trace FILE");
-	int rc = trace_load(file, &t);
+	if (!o->file)
+		return bad(cmd, "%s", "no trace FILE");
+	return 0;
+}
+
+/* Load file, and cut it to the window if one is asked for: *use is then
+ * the view, else the whole trace. Return 0, or the exit status. */
+static int load(const char *file, const struct winspec *w, struct trace *whole,
+		struct trace *view, struct trace **use)
+{
+	int rc = trace_load(file, whole);
 	if (rc)
 		return rc;
-	FILE *f = open_out(out);
-	if (!f) {
-		trace_free(&t);
-		return 1;
+	*use = whole;
+	if (!w->n && !w->from && !w->to)
+		return 0;
+	rc = trace_window(whole, w, view);
+	if (rc) {
+		trace_free(whole);
+		return rc;
 	}
-	if (strcmp(cmd, "timeline") == 0) {
-		if (color < 0) {
-			const char *nc = getenv("NO_COLOR");
-			color = isatty(STDOUT_FILENO) && !(nc && *nc);
+	*use = view;
+	return 0;
+}
+
+/* `query FILE ...`: take the window options out, pass the rest on. */
+static int cmd_query(int argc, char **argv)
+{
+	struct winspec w = { 0 };
+	struct trace whole, view, *t;
+	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
+	int nrest = 0;
+	if (argc < 1 || argv[0][0] == '-') {
+		free(rest);
+		return bad("query", "%s", "FILE comes first");
+	}
+	for (int i = 1; i < argc; i++) {
+		int r = win_option(argc, argv, &i, &w);
+		if (r == 2) {
+			free(rest);
+			return 2;
 		}
-		rc = render_timeline(&t, f, width ? width : term_width(), color);
-	} else if (strcmp(cmd, "json") == 0) {
-		rc = render_json(&t, f);
-	} else if (strcmp(cmd, "svg") == 0) {
-		rc = render_svg(&t, f);
-	} else {
-		rc = render_summary(&t, f);
+		if (!r)
+			rest[nrest++] = argv[i];
 	}
-	if (finish_out(f, out) && !rc)
+	int rc = load(argv[0], &w, &whole, &view, &t);
+	if (!rc) {
+		rc = query_main(t, nrest, rest);
+		if (t == &view)
+			trace_free(&view);
+		trace_free(&whole);
+	}
+	free(rest);
+	return rc;
+}
+
+/* timeline, json, svg, summary. */
+static int cmd_draw(const char *cmd, int argc, char **argv)
+{
+	struct opts o;
+	struct trace whole, view, *t;
+	int rc = parse_opts(cmd, argc, argv, &o);
+	if (rc)
+		return rc;
+	rc = load(o.file, &o.win, &whole, &view, &t);
+	if (rc)
+		return rc;
+	FILE *f = open_out(o.out);
+	if (!f) {
 		rc = 1;
-	trace_free(&t);
+	} else if (strcmp(cmd, "timeline") == 0) {
+		if (o.color < 0) {
+			const char *nc = getenv("NO_COLOR");
+			o.color = isatty(STDOUT_FILENO) && !(nc && *nc);
+		}
+		rc = render_timeline(t, f, o.width ? o.width : term_width(),
+				     o.height ? o.height : term_height(), o.color);
+	} else if (strcmp(cmd, "json") == 0) {
+		rc = render_json(t, f);
+	} else if (strcmp(cmd, "svg") == 0) {
+		rc = render_svg(t, f);
+	} else {
+		rc = render_summary(t, f, o.width ? o.width : term_width());
+	}
+	if (f && finish_out(f, o.out) && !rc)
+		rc = 1;
+	if (t == &view)
+		trace_free(&view);
+	trace_free(&whole);
 	return rc;
 }
 
@@ -276,9 +397,12 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 2, argv + 2);
+	if (strcmp(cmd, "query") == 0)
+		return cmd_query(argc - 2, argv + 2);
 	if (strcmp(cmd, "timeline") == 0 || strcmp(cmd, "json") == 0 ||
-	    strcmp(cmd, "svg") == 0 || strcmp(cmd, "summary") == 0 ||
-	    strcmp(cmd, "query") == 0)
-		return cmd_file(cmd, argc - 2, argv + 2);
-	return usage("unknown command");
+	    strcmp(cmd, "svg") == 0 || strcmp(cmd, "summary") == 0)
+		return cmd_draw(cmd, argc - 2, argv + 2);
+	fprintf(stderr, "streamtrace: unknown command \"%s\"\n"
+		"usage: streamtrace run|timeline|json|svg|summary|query|help ...\n", cmd);
+	return 2;
 }

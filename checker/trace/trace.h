@@ -1,7 +1,9 @@
 /*
  * trace.h -- the trace file in memory, and what the streamtrace CLI does
- * with it: parse (trace_parse.c), select and measure (trace_query.c), draw
- * (trace_render.c). The file format is FORMAT.md.
+ * with it: parse (trace_parse.c), cut to a window (trace_window.c), select
+ * and measure (trace_query.c), draw (trace_render.c: the terminal timeline;
+ * trace_export.c: JSON and SVG; trace_summary.c: the figures). The file
+ * format is FORMAT.md.
  */
 #ifndef TRACE_H
 #define TRACE_H
@@ -18,6 +20,11 @@ enum stream_kind { ST_CREATED, ST_DEFAULT, ST_PER_THREAD };
 
 #define NO_STREAM UINT32_MAX /* host records, and syncs of the context */
 
+/* A time interval, ns on CUPTI's clock. */
+struct ival {
+	uint64_t a, b;
+};
+
 /* One record: a time interval (an event has start == end). */
 struct rec {
 	uint64_t start, end; /* ns, CUPTI's clock */
@@ -25,6 +32,7 @@ struct rec {
 	uint32_t stream;     /* GPU records and syncs; else NO_STREAM */
 	uint32_t tid;        /* host thread: api and nvtx */
 	uint32_t line;       /* line in the file, for stable sorting */
+	uint32_t corr;       /* CUPTI's correlation id (0: none) */
 	uint8_t kind, dir, src, dst, async, sync;
 	int32_t grid[3], block[3];
 	const char *name; /* kernel, api, nvtx; else NULL */
@@ -51,11 +59,19 @@ struct trace {
 	int complete;            /* the `end` line was there */
 	uint64_t dropped;        /* from the `end` line */
 	uint64_t t0, t1;         /* first start, last end (0, 0 if empty) */
+	/* A view (trace_window): only the records inside the windows, cut at
+	 * their edges; the rest is borrowed from `base`, and t0 stays base's, so
+	 * times print the same as in the whole trace. */
+	const struct trace *base; /* the whole trace, or NULL if this is it */
+	struct ival *win;        /* the windows, sorted and disjoint */
+	size_t nwin;
+	char *win_desc;          /* what the command line asked for */
 };
 
 /* trace_parse.c */
 int trace_load(const char *path, struct trace *t);
 void trace_free(struct trace *t);
+int trace_rec_cmp(const void *a, const void *b);
 const char *trace_meta(const struct trace *t, const char *key);
 int trace_stream_kind(const struct trace *t, uint32_t id);
 int trace_is_gpu(const struct rec *r);
@@ -83,10 +99,6 @@ struct filter {
 	uint32_t stream;
 };
 
-struct ival {
-	uint64_t a, b;
-};
-
 int sel_parse(const char *s, struct sel *out);
 size_t select_recs(const struct trace *t, const struct sel *s,
 		   const struct filter *f, const struct rec ***out);
@@ -96,10 +108,23 @@ uint64_t ivals_overlap(const struct ival *a, size_t na, const struct ival *b,
 		       size_t nb);
 int query_main(const struct trace *t, int argc, char **argv);
 
-/* trace_render.c */
-int render_timeline(const struct trace *t, FILE *f, int width, int color);
+/* trace_window.c */
+#define WIN_MAX 32
+
+struct winspec {
+	const char *spec[WIN_MAX]; /* the --window arguments */
+	int n;
+	const char *from, *to;     /* --from MS, --to MS; NULL if not given */
+};
+
+extern const char win_usage[];
+int win_option(int argc, char **argv, int *i, struct winspec *w);
+int trace_window(const struct trace *t, const struct winspec *w, struct trace *view);
+
+/* trace_render.c, trace_export.c, trace_summary.c */
+int render_timeline(const struct trace *t, FILE *f, int width, int height, int color);
 int render_json(const struct trace *t, FILE *f);
 int render_svg(const struct trace *t, FILE *f);
-int render_summary(const struct trace *t, FILE *f);
+int render_summary(const struct trace *t, FILE *f, int width);
 
 #endif

@@ -157,6 +157,11 @@ static const char *parse_rec(char **f, int n, struct rec *r)
 	memset(r, 0, sizeof *r);
 	r->kind = (uint8_t)k;
 	r->stream = NO_STREAM;
+	/* CORR is the last field but a name's; a file that holds something
+	 * else there still loads (corr 0: nothing joins on it). */
+	static const int corr_field[] = { 9, 6, 6, 5, 4, 4, 0 };
+	if (corr_field[k] && num32(f[corr_field[k]], &r->corr))
+		r->corr = 0;
 	if (k == K_EVENT) {
 		if (num(f[1], &r->start) || num32(f[2], &r->stream))
 			return "bad number";
@@ -219,7 +224,8 @@ static const char *parse_rec(char **f, int n, struct rec *r)
 	return NULL;
 }
 
-static int rec_cmp(const void *pa, const void *pb)
+/* Order of records: by start, then end, then line in the file. */
+int trace_rec_cmp(const void *pa, const void *pb)
 {
 	const struct rec *a = pa, *b = pb;
 	if (a->start != b->start)
@@ -298,21 +304,15 @@ static int grow(void **v, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-/* Load path into t. Return 0, or 3 after one line on stderr saying why. */
-int trace_load(const char *path, struct trace *t)
+/* Read the lines of t->text (the file path) into t's records, meta and
+ * declarations. Return 0, or 3 after one line on stderr saying why. */
+static int read_lines(const char *path, struct trace *t)
 {
-	size_t len = 0, cap_r = 0, cap_m = 0, cap_s = 0, lineno = 0;
+	size_t cap_r = 0, cap_m = 0, cap_s = 0, lineno = 0;
 	char *f[MAX_FIELDS + 1];
 	char copy[64];
 	int saw_end = 0;
 
-	memset(t, 0, sizeof *t);
-	t->path = path;
-	t->text = slurp(path, &len);
-	if (!t->text) {
-		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno ? errno : EIO));
-		return 3;
-	}
 	char *p = t->text;
 	while (*p) {
 		char *line = p, *nl = strchr(p, '\n');
@@ -387,10 +387,21 @@ int trace_load(const char *path, struct trace *t)
 	if (!saw_end)
 		fprintf(stderr, "%s: warning: trace ends early: the program may have "
 			"crashed (figures cover what was recorded)\n", path);
-	qsort(t->recs, t->n, sizeof *t->recs, rec_cmp);
+	return 0;
+oom:
+	fprintf(stderr, "%s: out of memory\n", path);
+	return 3;
+}
+
+/* Sort the records; merge the stream declarations; find t0 and t1. */
+static void finish(struct trace *t)
+{
+	if (t->n)
+		qsort(t->recs, t->n, sizeof *t->recs, trace_rec_cmp);
 	/* Declarations: sort by id; for the same id keep "default" over the
 	 * rest, so a NULL-stream record beats a duplicate "created". */
-	qsort(t->streams, t->nstreams, sizeof *t->streams, decl_cmp);
+	if (t->nstreams)
+		qsort(t->streams, t->nstreams, sizeof *t->streams, decl_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < t->nstreams; i++) {
 		if (w && t->streams[w - 1].id == t->streams[i].id) {
@@ -407,17 +418,40 @@ int trace_load(const char *path, struct trace *t)
 			if (t->recs[i].end > t->t1)
 				t->t1 = t->recs[i].end;
 	}
-	return 0;
-oom:
-	fprintf(stderr, "%s: out of memory\n", path);
-	return 3;
 }
 
+/* Load path into t. Return 0, or 3 after one line on stderr saying why
+ * (and nothing left allocated). */
+int trace_load(const char *path, struct trace *t)
+{
+	size_t len = 0;
+
+	memset(t, 0, sizeof *t);
+	t->path = path;
+	t->text = slurp(path, &len);
+	if (!t->text) {
+		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno ? errno : EIO));
+		return 3;
+	}
+	int rc = read_lines(path, t);
+	if (rc) {
+		trace_free(t);
+		return rc;
+	}
+	finish(t);
+	return 0;
+}
+
+/* Free what t owns: a view owns only its records and windows. */
 void trace_free(struct trace *t)
 {
-	free(t->text);
+	if (!t->base) {
+		free(t->text);
+		free(t->meta);
+		free(t->streams);
+	}
 	free(t->recs);
-	free(t->meta);
-	free(t->streams);
+	free(t->win);
+	free(t->win_desc);
 	memset(t, 0, sizeof *t);
 }

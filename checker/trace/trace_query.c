@@ -283,11 +283,15 @@ static void print_events_around(const struct trace *t, const struct rec *const *
 	}
 }
 
-static int usage_q(const char *why)
+/* Say what is wrong (naming the word: "%s" in fmt) and the one-line usage.
+ * Return 2. */
+static int usage_q(const char *fmt, const char *word)
 {
-	fprintf(stderr, "streamtrace query: %s\n"
-		"usage: streamtrace query FILE QUESTION [SEL [SEL2]] [--stream ID|default] "
-		"[--mem KIND]\n(streamtrace help lists questions and selectors)\n", why);
+	fprintf(stderr, "streamtrace query: ");
+	fprintf(stderr, fmt, word);
+	fprintf(stderr, "\nusage: streamtrace query FILE QUESTION [SEL [SEL2]] "
+		"[--stream ID|default] [--mem KIND] [WINDOW]\n"
+		"(streamtrace help lists questions, selectors and windows)\n");
 	return 2;
 }
 
@@ -309,34 +313,35 @@ int query_main(const struct trace *t, int argc, char **argv)
 			} else {
 				unsigned long id = strtoul(v, &end, 10);
 				if (*end || end == v)
-					return usage_q("--stream takes a stream id or 'default'");
+					return usage_q("--stream takes a stream id or 'default', not \"%s\"", v);
 				f.stream = (uint32_t)id;
 			}
 		} else if (strcmp(argv[i], "--mem") == 0 && i + 1 < argc) {
 			f.mem = mem_parse(argv[++i]);
 			if (f.mem <= M_UNKNOWN)
-				return usage_q("--mem takes PAGEABLE, PINNED, DEVICE or MANAGED");
+				return usage_q("--mem takes PAGEABLE, PINNED, DEVICE or "
+					       "MANAGED, not \"%s\"", argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
-			return usage_q("unknown option");
+			return usage_q("unknown option \"%s\"", argv[i]);
 		} else if (npos < 4) {
 			pos[npos++] = argv[i];
 		} else {
-			return usage_q("too many arguments");
+			return usage_q("too many arguments: \"%s\"", argv[i]);
 		}
 	}
 	if (npos == 0)
-		return usage_q("no question");
+		return usage_q("%s", "no question");
 	const char *q = pos[0];
 
 	if (strcmp(q, "dropped") == 0) {
 		if (npos != 1)
-			return usage_q("dropped takes no selector");
+			return usage_q("%s", "dropped takes no selector");
 		printf("%llu\n", (unsigned long long)t->dropped);
 		return 0;
 	}
 	if (strcmp(q, "meta") == 0) {
 		if (npos != 2)
-			return usage_q("meta takes one KEY");
+			return usage_q("%s", "meta takes one KEY");
 		const char *v = trace_meta(t, pos[1]);
 		if (!v) {
 			fprintf(stderr, "streamtrace: %s has no meta %s\n", t->path, pos[1]);
@@ -354,15 +359,14 @@ int query_main(const struct trace *t, int argc, char **argv)
 	for (size_t i = 0; i < sizeof one_sel / sizeof one_sel[0]; i++)
 		known |= strcmp(q, one_sel[i]) == 0;
 	if (!known)
-		return usage_q("unknown question");
+		return usage_q("unknown question \"%s\"", q);
 	if (npos != (two ? 3 : 2))
-		return usage_q(two ? "this question takes two selectors"
-				   : "this question takes one selector");
+		return usage_q(two ? "%s takes two selectors" : "%s takes one selector", q);
 	struct sel s1, s2;
 	if (sel_parse(pos[1], &s1))
-		return usage_q("unknown selector");
+		return usage_q("unknown selector \"%s\"", pos[1]);
 	if (two && sel_parse(pos[2], &s2))
-		return usage_q("unknown selector");
+		return usage_q("unknown selector \"%s\"", pos[2]);
 
 	const struct rec **a, **b = NULL;
 	size_t na = select_recs(t, &s1, &f, &a), nb = 0;

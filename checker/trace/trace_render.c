@@ -1,57 +1,46 @@
 /*
- * trace_render.c -- draw a trace: terminal timeline, Chrome trace-event
- * JSON (Perfetto, chrome://tracing), SVG, and the summary of headline figures.
+ * trace_render.c -- the terminal timeline, and what every drawing shares:
+ * lanes, panels, styles (render.h). JSON and SVG are in trace_export.c, the
+ * summary in trace_summary.c.
  *
- * All four use the same lanes: one per GPU stream (the default stream first,
- * then by id), then one per host thread that has NVTX ranges. Each pass over
- * the records is linear; the records are already sorted by the parser.
+ * Lanes: one per GPU stream (the default stream first, then by id), then
+ * per host thread one for its NVTX ranges and one for its runtime calls.
+ * Panels: a view's windows side by side at one scale; the whole trace is
+ * one panel, the time of its GPU work and NVTX ranges.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "trace.h"
+#include "render.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define LABEL_MAX 16
 
 /* ------------------------------------------------------------------------ */
 /* Lanes                                                                     */
 /* ------------------------------------------------------------------------ */
 
-struct lane {
-	int host;       /* 0: GPU stream; 1: host thread */
-	uint32_t id;    /* stream id, or thread id */
-	int number;     /* host threads: 1, 2, ... in order of first record */
-	char label[LABEL_MAX + 8];
-};
-
-struct lanes {
-	struct lane *v;
-	size_t n, nstreams; /* streams are v[0..nstreams) */
-};
-
 static int lane_cmp(const void *pa, const void *pb)
 {
 	const struct lane *a = pa, *b = pb;
-	if (a->host != b->host)
-		return a->host - b->host;
-	if (a->host)
+	int ha = a->kind != LANE_STREAM, hb = b->kind != LANE_STREAM;
+	if (ha != hb)
+		return ha - hb;
+	if (a->number != b->number) /* default stream first; threads in order */
 		return a->number - b->number;
-	/* the default stream first: number holds 0 for it, 1 otherwise */
-	if (a->number != b->number)
-		return a->number - b->number;
+	if (ha)
+		return a->kind - b->kind; /* a thread's NVTX lane above its calls */
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* The lane r is drawn on: its stream (GPU work) or its host thread (NVTX
- * ranges). Return 0 for a record drawn on no lane. */
-static int lane_key(const struct rec *r, int *host, uint32_t *id)
+/* The lane r is drawn on: its stream (GPU work), or its thread's NVTX or
+ * runtime-call lane. Return 0 for a record drawn on no lane. */
+static int lane_key(const struct rec *r, int *kind, uint32_t *id)
 {
 	if (trace_is_gpu(r)) {
-		*host = 0;
+		*kind = LANE_STREAM;
 		*id = r->stream;
-	} else if (r->kind == K_NVTX) {
-		*host = 1;
+	} else if (r->kind == K_NVTX || r->kind == K_API) {
+		*kind = r->kind == K_NVTX ? LANE_NVTX : LANE_API;
 		*id = r->tid;
 	} else {
 		return 0;
@@ -59,29 +48,80 @@ static int lane_key(const struct rec *r, int *host, uint32_t *id)
 	return 1;
 }
 
-/* Index of the lane (host, id) in L, or -1. */
-static int lane_find(const struct lanes *L, int host, uint32_t id)
+/* Index of the lane (kind, id) in L, or -1. */
+static int lane_find(const struct lanes *L, int kind, uint32_t id)
 {
 	for (size_t j = 0; j < L->n; j++)
-		if (L->v[j].host == host && L->v[j].id == id)
+		if (L->v[j].kind == kind && L->v[j].id == id)
 			return (int)j;
 	return -1;
 }
 
-/* Make the lanes of t: one per stream with GPU work, one per thread with
- * NVTX ranges. Return 0, or -1 when out of memory. */
-static int lanes_make(const struct trace *t, struct lanes *L)
+/* Index of the lane of r, or -1 if r is drawn on none. */
+int lane_of(const struct lanes *L, const struct rec *r)
 {
+	int kind;
+	uint32_t id;
+	return lane_key(r, &kind, &id) ? lane_find(L, kind, id) : -1;
+}
+
+/* Host thread tid's number: 1, 2, ... in the order of the threads' first
+ * runtime call or NVTX range in the whole trace (a window keeps them). */
+int thread_number(const struct trace *t, uint32_t tid)
+{
+	uint32_t seen[64];
+	int n = 0;
+	if (t->base)
+		t = t->base;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct rec *r = &t->recs[i];
+		if (r->kind != K_API && r->kind != K_NVTX)
+			continue;
+		if (r->tid == tid) /* its first record: the threads before it, + 1 */
+			return n + 1;
+		int k;
+		for (k = 0; k < n && seen[k] != r->tid; k++)
+			;
+		if (k == n && n < 64)
+			seen[n++] = r->tid;
+	}
+	return n + 1;
+}
+
+/* Name lane l: "default", "stream 13", "thread 1", "calls". */
+static void lane_label(const struct trace *t, const struct lanes *L, struct lane *l)
+{
+	if (l->kind == LANE_NVTX) {
+		snprintf(l->label, sizeof l->label, "thread %d", l->number);
+	} else if (l->kind == LANE_API) {
+		/* under its thread's NVTX lane, "calls" says enough */
+		int nvtx = lane_find(L, LANE_NVTX, l->id) >= 0;
+		snprintf(l->label, sizeof l->label, nvtx ? "calls" : "thread %d calls", l->number);
+	} else {
+		int k = trace_stream_kind(t, l->id);
+		if (k == ST_DEFAULT)
+			snprintf(l->label, sizeof l->label, "default");
+		else if (k == ST_PER_THREAD)
+			snprintf(l->label, sizeof l->label, "per-thread %u", l->id);
+		else
+			snprintf(l->label, sizeof l->label, "stream %u", l->id);
+	}
+}
+
+/* Make the lanes of t: one per stream with GPU work, two per host thread
+ * (NVTX ranges, runtime calls) where it has them. Return 0, or -1 when out
+ * of memory. */
+int lanes_make(const struct trace *t, struct lanes *L)
+{
+	size_t cap = 0;
 	L->v = NULL;
 	L->n = L->nstreams = 0;
-	size_t cap = 0;
-	int next_thread = 1;
 	/* Linear scans over the (few) lanes seen so far: a trace has tens of
-	 * streams at most, and the order of first appearance is what we want. */
+	 * streams at most. */
 	for (size_t i = 0; i < t->n; i++) {
-		int host;
+		int kind;
 		uint32_t id;
-		if (!lane_key(&t->recs[i], &host, &id) || lane_find(L, host, id) >= 0)
+		if (!lane_key(&t->recs[i], &kind, &id) || lane_find(L, kind, id) >= 0)
 			continue;
 		if (L->n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -91,130 +131,179 @@ static int lanes_make(const struct trace *t, struct lanes *L)
 			L->v = v;
 		}
 		struct lane *l = &L->v[L->n++];
-		l->host = host;
+		l->kind = kind;
 		l->id = id;
-		if (host) {
-			l->number = next_thread++;
-			snprintf(l->label, sizeof l->label, "thread %d", l->number);
-		} else {
-			int k = trace_stream_kind(t, id);
-			l->number = k != ST_DEFAULT;
-			if (k == ST_DEFAULT)
-				snprintf(l->label, sizeof l->label, "default");
-			else if (k == ST_PER_THREAD)
-				snprintf(l->label, sizeof l->label, "per-thread %u", id);
-			else
-				snprintf(l->label, sizeof l->label, "stream %u", id);
-		}
+		l->number = kind != LANE_STREAM ? thread_number(t, id)
+						: trace_stream_kind(t, id) != ST_DEFAULT;
 	}
-	qsort(L->v, L->n, sizeof *L->v, lane_cmp);
+	if (L->n)
+		qsort(L->v, L->n, sizeof *L->v, lane_cmp);
+	for (size_t j = 0; j < L->n; j++)
+		lane_label(t, L, &L->v[j]);
 	/* After a cudaDeviceReset the new context has its own default stream:
 	 * then say which default is which. */
 	int ndefault = 0;
 	for (size_t j = 0; j < L->n; j++)
-		ndefault += !L->v[j].host && L->v[j].number == 0;
+		ndefault += L->v[j].kind == LANE_STREAM && L->v[j].number == 0;
 	for (size_t j = 0; ndefault > 1 && j < L->n; j++)
-		if (!L->v[j].host && L->v[j].number == 0)
+		if (L->v[j].kind == LANE_STREAM && L->v[j].number == 0)
 			snprintf(L->v[j].label, sizeof L->v[j].label, "default %u", L->v[j].id);
-	while (L->nstreams < L->n && !L->v[L->nstreams].host)
+	while (L->nstreams < L->n && L->v[L->nstreams].kind == LANE_STREAM)
 		L->nstreams++;
 	return 0;
 }
 
-/* The time range of the drawn records (GPU work and NVTX ranges): the
- * runtime calls before the first copy would only squeeze the picture. */
-static void drawn_range(const struct trace *t, uint64_t *t0, uint64_t *span)
+/* ------------------------------------------------------------------------ */
+/* Panels                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The time range of the drawn records of a whole trace (GPU work and NVTX
+ * ranges): the runtime calls before the first copy would only squeeze the
+ * picture. */
+static struct ival drawn_range(const struct trace *t)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
+	struct ival v = { UINT64_MAX, 0 };
 	for (size_t i = 0; i < t->n; i++) {
 		const struct rec *r = &t->recs[i];
 		if (!trace_is_gpu(r) && r->kind != K_NVTX)
 			continue;
-		if (r->start < lo)
-			lo = r->start;
-		if (r->end > hi)
-			hi = r->end;
+		if (r->start < v.a)
+			v.a = r->start;
+		if (r->end > v.b)
+			v.b = r->end;
 	}
-	if (lo == UINT64_MAX)
-		lo = hi = t->t0;
-	*t0 = lo;
-	*span = hi > lo ? hi - lo : 1;
+	if (v.a == UINT64_MAX)
+		v.a = v.b = t->t0;
+	return v;
 }
 
-/* Index of the lane of r, or -1 if r is drawn on none. */
-static int lane_of(const struct lanes *L, const struct rec *r)
+static uint64_t span_of(const struct ival *v)
 {
-	int host;
-	uint32_t id;
-	return lane_key(r, &host, &id) ? lane_find(L, host, id) : -1;
+	return v->b > v->a ? v->b - v->a : 1;
 }
 
-/* For each record, its lane index (-1: none). One pass, with a one-entry
- * cache: consecutive records are often on the same lane. */
-static int *lane_index(const struct trace *t, const struct lanes *L)
+/* Sum of the panels' spans, ns. */
+static double spans(const struct layout *lo)
 {
-	int *ix = malloc((t->n ? t->n : 1) * sizeof *ix);
-	if (!ix)
-		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		ix[i] = lane_of(L, &t->recs[i]);
-	return ix;
+	double s = 0;
+	for (size_t k = 0; k < lo->n; k++)
+		s += (double)span_of(&lo->p[k]);
+	return s;
+}
+
+/* Merge the panels whose gap would be narrower than the gap drawn between
+ * them (it shows nothing): one panel then. Return 1 if any merged. */
+static int merge_close(struct layout *lo, double units, double sep)
+{
+	double avail = units - sep * (double)(lo->n - 1);
+	if (avail < (double)lo->n)
+		return 0;
+	double npu = spans(lo) / avail;
+	for (size_t k = 1; k < lo->n; k++)
+		if ((double)(lo->p[k].a - lo->p[k - 1].b) < sep * npu) {
+			lo->p[k - 1].b = lo->p[k].b;
+			memmove(&lo->p[k], &lo->p[k + 1], (lo->n - k - 1) * sizeof *lo->p);
+			lo->n--;
+			return 1;
+		}
+	return 0;
+}
+
+/* Lay out t's panels in `units` (columns, or pixels), `sep` units apart.
+ * whole: every panel gets a whole number of units, at least one. Return 0,
+ * or -1 when out of memory. */
+int layout_make(const struct trace *t, double units, double sep, int whole,
+		struct layout *lo)
+{
+	size_t n = t->nwin ? t->nwin : 1;
+	lo->p = malloc(n * sizeof *lo->p);
+	lo->x0 = malloc(n * sizeof *lo->x0);
+	lo->w = malloc(n * sizeof *lo->w);
+	if (!lo->p || !lo->x0 || !lo->w) {
+		layout_free(lo);
+		return -1;
+	}
+	lo->n = n;
+	if (t->nwin)
+		memcpy(lo->p, t->win, n * sizeof *lo->p);
+	else
+		lo->p[0] = drawn_range(t);
+	while (lo->n > 1 && merge_close(lo, units, sep))
+		;
+	/* too many panels to give each a unit: one panel over all of them */
+	if (lo->n > 1 && (double)lo->n * (1 + sep) - sep > units) {
+		lo->p[0].b = lo->p[lo->n - 1].b;
+		lo->n = 1;
+	}
+	double avail = units - sep * (double)(lo->n - 1), used = 0;
+	lo->npu = spans(lo) / avail;
+	for (size_t k = 0; k < lo->n; k++) {
+		double w = (double)span_of(&lo->p[k]) / lo->npu;
+		lo->w[k] = whole ? (w < 1 ? 1 : floor(w + 0.5)) : w;
+		used += lo->w[k];
+	}
+	/* rounding may overshoot by a unit or so: take it from the widest */
+	while (whole && used > avail) {
+		size_t widest = 0;
+		for (size_t k = 1; k < lo->n; k++)
+			if (lo->w[k] > lo->w[widest])
+				widest = k;
+		lo->w[widest]--;
+		used--;
+	}
+	double x = 0;
+	for (size_t k = 0; k < lo->n; k++) {
+		lo->x0[k] = x;
+		x += lo->w[k] + sep;
+	}
+	return 0;
+}
+
+void layout_free(struct layout *lo)
+{
+	free(lo->p);
+	free(lo->x0);
+	free(lo->w);
+	memset(lo, 0, sizeof *lo);
+}
+
+/* Where time ns falls in panel k, in units. */
+double layout_x(const struct layout *lo, size_t k, uint64_t ns)
+{
+	double off = ns > lo->p[k].a ? (double)(ns - lo->p[k].a) : 0;
+	return lo->x0[k] + off * lo->w[k] / (double)span_of(&lo->p[k]);
 }
 
 /* ------------------------------------------------------------------------ */
-/* Styles: glyph, ANSI colour, SVG colour per kind of work                   */
+/* Styles and numbers                                                        */
 /* ------------------------------------------------------------------------ */
 
-enum style { ST_H2D, ST_D2H, ST_COPY, ST_KERNEL, ST_MEMSET, ST_NVTX, ST_N };
-
-static const struct {
-	char glyph;
-	const char *ansi, *svg, *label;
-} styles[ST_N] = {
-	{ '>', "\033[32m", "#2ca02c", "H2D copy" },
-	{ '<', "\033[35m", "#d62728", "D2H copy" },
-	{ '=', "\033[36m", "#17becf", "other copy" },
-	{ '#', "\033[34m", "#1f77b4", "kernel" },
-	{ '~', "\033[33m", "#ff7f0e", "memset" },
-	{ '-', "\033[90m", "#8c8c8c", "NVTX range" },
+/* In the order that wins a tie for a column: kernels first. */
+const struct style_info styles[ST_N] = {
+	[ST_KERNEL] = { '#', "\033[34m", "#1f77b4", "kernel" },
+	[ST_H2D] = { '>', "\033[32m", "#2ca02c", "H2D copy" },
+	[ST_D2H] = { '<', "\033[35m", "#d62728", "D2H copy" },
+	[ST_COPY] = { '=', "\033[36m", "#17becf", "other copy" },
+	[ST_MEMSET] = { '~', "\033[33m", "#ff7f0e", "memset" },
+	[ST_NVTX] = { '-', "\033[90m", "#8c8c8c", "NVTX range" },
+	[ST_API] = { '.', "\033[37m", "#b5a642", "runtime call" },
 };
 
-static int style_of(const struct rec *r)
+int style_of(const struct rec *r)
 {
 	switch (r->kind) {
 	case K_COPY:
 		return r->dir == D_H2D ? ST_H2D : r->dir == D_D2H ? ST_D2H : ST_COPY;
 	case K_KERNEL: return ST_KERNEL;
 	case K_MEMSET: return ST_MEMSET;
+	case K_API: return ST_API;
 	default: return ST_NVTX;
-	}
-}
-
-/* ------------------------------------------------------------------------ */
-/* Time axis                                                                 */
-/* ------------------------------------------------------------------------ */
-
-/* A unit for a span of ns: divisor and name. */
-static void unit_for(uint64_t span, double *div, const char **name)
-{
-	if (span >= 1000000000ull) {
-		*div = 1e9;
-		*name = "s";
-	} else if (span >= 1000000ull) {
-		*div = 1e6;
-		*name = "ms";
-	} else if (span >= 1000ull) {
-		*div = 1e3;
-		*name = "us";
-	} else {
-		*div = 1;
-		*name = "ns";
 	}
 }
 
 /* A round tick step (1, 2 or 5 times a power of ten, in ns) so that ticks
  * are at least `min_ns` apart. */
-static uint64_t tick_step(double min_ns)
+uint64_t tick_step(double min_ns)
 {
 	uint64_t p = 1;
 	for (;;) {
@@ -228,10 +317,10 @@ static uint64_t tick_step(double min_ns)
 	}
 }
 
-/* Print a number without trailing zeros: 2.5, 10, 0.25. */
-static void fmt_num(char *buf, size_t n, double v)
+/* Print a number without trailing zeros (up to 6 decimals): 2.5, 10, 0.25. */
+void fmt_num(char *buf, size_t n, double v)
 {
-	snprintf(buf, n, "%.3f", v);
+	snprintf(buf, n, "%.6f", v);
 	char *dot = strchr(buf, '.');
 	if (dot) {
 		char *e = buf + strlen(buf) - 1;
@@ -242,8 +331,286 @@ static void fmt_num(char *buf, size_t n, double v)
 	}
 }
 
+/* A few words for record r: "H2D 4194304 bytes PINNED", a kernel's name. */
+void rec_words(char *buf, size_t n, const struct rec *r)
+{
+	if (r->kind == K_COPY)
+		snprintf(buf, n, "%s %llu bytes %s to %s", dir_name(r->dir),
+			 (unsigned long long)r->bytes, mem_name(r->src), mem_name(r->dst));
+	else if (r->kind == K_MEMSET)
+		snprintf(buf, n, "memset %llu bytes", (unsigned long long)r->bytes);
+	else
+		snprintf(buf, n, "%s", r->name ? r->name : kind_name(r->kind));
+}
+
 /* ------------------------------------------------------------------------ */
-/* Terminal timeline                                                         */
+/* Terminal timeline: a grid of cells                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Rows of cells. Each lane is drawn on one row; folded streams share one. */
+struct grid {
+	size_t rows;
+	int cols;
+	double *busy;       /* rows x cols x ST_N: ns of each style in each cell */
+	unsigned char *has; /* rows x cols: bit per style present (even 0 ns) */
+	signed char *cell;  /* rows x cols: the style shown, -1 none */
+	char *text;         /* rows x cols: a name drawn over a bar, 0 none */
+};
+
+static int grid_alloc(struct grid *g, size_t rows, int cols)
+{
+	size_t n = rows * (size_t)cols;
+	g->rows = rows;
+	g->cols = cols;
+	g->busy = calloc(n * ST_N, sizeof *g->busy);
+	g->has = calloc(n, 1);
+	g->cell = malloc(n);
+	g->text = calloc(n, 1);
+	if (!g->busy || !g->has || !g->cell || !g->text)
+		return -1;
+	memset(g->cell, -1, n);
+	return 0;
+}
+
+static void grid_free(struct grid *g)
+{
+	free(g->busy);
+	free(g->has);
+	free(g->cell);
+	free(g->text);
+	memset(g, 0, sizeof *g);
+}
+
+/* The columns c0..c1 that [a, b] covers in panel k. */
+static void cols_of(const struct layout *lo, size_t k, uint64_t a, uint64_t b,
+		    int *c0, int *c1)
+{
+	double xa = layout_x(lo, k, a), xb = layout_x(lo, k, b);
+	int first = (int)lo->x0[k], last = (int)(lo->x0[k] + lo->w[k]) - 1;
+	*c0 = (int)floor(xa);
+	*c1 = (int)ceil(xb) - 1; /* an end exactly on a boundary stays left of it */
+	if (*c1 < *c0)
+		*c1 = *c0;
+	if (*c0 < first)
+		*c0 = first;
+	if (*c1 > last)
+		*c1 = last;
+	if (*c0 > last)
+		*c0 = last;
+}
+
+/* Calls f(lo, k, a, b, arg) for each piece of r inside a panel. */
+static void for_pieces(const struct layout *lo, const struct rec *r,
+		       void (*f)(const struct layout *, size_t, uint64_t, uint64_t, void *),
+		       void *arg)
+{
+	for (size_t k = 0; k < lo->n; k++) {
+		uint64_t a = r->start > lo->p[k].a ? r->start : lo->p[k].a;
+		uint64_t b = r->end < lo->p[k].b ? r->end : lo->p[k].b;
+		if (b > a || (b == a && r->start == r->end && a >= lo->p[k].a &&
+			      a <= lo->p[k].b))
+			f(lo, k, a, b, arg);
+	}
+}
+
+struct paint {
+	struct grid *g;
+	const struct rec *r;
+	size_t row;
+};
+
+/* Add one piece of a record to its row: busy time per cell, and the name
+ * of an NVTX range or runtime call where it fits: [name----]. */
+static void paint_piece(const struct layout *lo, size_t k, uint64_t a, uint64_t b,
+			void *arg)
+{
+	struct paint *p = arg;
+	struct grid *g = p->g;
+	int s = style_of(p->r), c0, c1;
+	cols_of(lo, k, a, b, &c0, &c1);
+	double *busy = g->busy + p->row * (size_t)g->cols * ST_N;
+	unsigned char *has = g->has + p->row * (size_t)g->cols;
+	char *text = g->text + p->row * (size_t)g->cols;
+	double npc = (double)span_of(&lo->p[k]) / lo->w[k];
+	for (int c = c0; c <= c1; c++) {
+		double ca = (double)lo->p[k].a + (c - lo->x0[k]) * npc, cb = ca + npc;
+		double lo_ = (double)a > ca ? (double)a : ca, hi = (double)b < cb ? (double)b : cb;
+		if (hi > lo_)
+			busy[(size_t)c * ST_N + s] += hi - lo_;
+		has[c] |= (unsigned char)(1u << s);
+		text[c] = 0;
+	}
+	if ((s == ST_NVTX || s == ST_API) && c1 - c0 + 1 >= 3) {
+		text[c0] = '[';
+		text[c1] = ']';
+		const char *name = p->r->name;
+		for (int c = c0 + 1; c < c1 && *name; c++)
+			text[c] = *name++;
+	}
+}
+
+/* The style each cell shows: the one busiest there; on a tie (or where all
+ * are instants) the first in style order, kernels first. */
+static void grid_choose(struct grid *g)
+{
+	for (size_t i = 0; i < g->rows * (size_t)g->cols; i++) {
+		int best = -1;
+		for (int s = 0; s < ST_N; s++)
+			if ((g->has[i] >> s & 1) &&
+			    (best < 0 || g->busy[i * ST_N + s] > g->busy[i * ST_N + best]))
+				best = s;
+		g->cell[i] = (signed char)best;
+	}
+}
+
+/* A kernel that lost every one of its columns to busier copies takes back
+ * the column where it ran longest: kernels are never hidden. */
+static void unhide_kernel(const struct layout *lo, size_t k, uint64_t a, uint64_t b,
+			  void *arg)
+{
+	struct paint *p = arg;
+	struct grid *g = p->g;
+	int c0, c1, best;
+	cols_of(lo, k, a, b, &c0, &c1);
+	size_t base = p->row * (size_t)g->cols;
+	best = c0;
+	for (int c = c0; c <= c1; c++) {
+		if (g->cell[base + c] == ST_KERNEL)
+			return;
+		if (g->busy[(base + c) * ST_N + ST_KERNEL] >
+		    g->busy[(base + best) * ST_N + ST_KERNEL])
+			best = c;
+	}
+	g->cell[base + best] = ST_KERNEL;
+	g->text[base + best] = 0;
+}
+
+/* Fill g (rows already allocated) with t's records; lane j on row
+ * row_of[j]. */
+static void grid_fill(struct grid *g, const struct trace *t, const struct lanes *L,
+		      const struct layout *lo, const int *row_of)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < t->n; i++) {
+			const struct rec *r = &t->recs[i];
+			int j = lane_of(L, r);
+			if (j < 0 || (pass && r->kind != K_KERNEL))
+				continue;
+			struct paint p = { g, r, (size_t)row_of[j] };
+			for_pieces(lo, r, pass ? unhide_kernel : paint_piece, &p);
+		}
+		if (!pass)
+			grid_choose(g);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Terminal timeline: folding streams into the rows there are                */
+/* ------------------------------------------------------------------------ */
+
+/* Rows: lane j is drawn on row row_of[j]; each row has a label. */
+struct rows {
+	int *row_of;
+	char (*label)[LABEL_MAX + 16];
+	size_t n;
+	int folded_same, folded_group; /* for the note under the legend */
+};
+
+static int same_row(const struct grid *g, size_t a, size_t b)
+{
+	size_t n = (size_t)g->cols;
+	return memcmp(g->cell + a * n, g->cell + b * n, n) == 0 &&
+	       memcmp(g->text + a * n, g->text + b * n, n) == 0;
+}
+
+/* Rows for the lanes, at most `room` for the streams other than the default:
+ * first streams that drew the very same row share it ("stream 13 x4"),
+ * then neighbours share a row ("streams 13-16"). g is the grid of one row per
+ * lane. Return 0, or -1 when out of memory. */
+static int rows_fold(const struct lanes *L, const struct grid *g, size_t room, struct rows *R)
+{
+	R->row_of = malloc((L->n + 1) * sizeof *R->row_of);
+	R->label = malloc((L->n + 1) * sizeof *R->label);
+	if (!R->row_of || !R->label)
+		return -1;
+	int *count = calloc(L->n + 1, sizeof *count);
+	size_t *first = calloc(L->n + 1, sizeof *first); /* a row's first lane */
+	if (!count || !first) {
+		free(count);
+		free(first);
+		return -1;
+	}
+	size_t nfold = 0; /* streams that may fold: not the default */
+	for (size_t j = 0; j < L->nstreams; j++)
+		nfold += L->v[j].number != 0;
+	R->n = 0;
+	for (size_t j = 0; j < L->n; j++) {
+		size_t r = R->n;
+		int may = j < L->nstreams && L->v[j].number != 0 && nfold > room;
+		for (size_t q = 0; may && q < R->n; q++)
+			if (L->v[first[q]].kind == LANE_STREAM && L->v[first[q]].number &&
+			    same_row(g, first[q], j)) {
+				r = q;
+				break;
+			}
+		if (r == R->n) {
+			first[R->n] = j;
+			R->n++;
+		}
+		R->row_of[j] = (int)r;
+		count[r]++;
+	}
+	for (size_t r = 0; r < R->n; r++) {
+		const struct lane *l = &L->v[first[r]];
+		if (count[r] > 1) {
+			snprintf(R->label[r], sizeof R->label[r], "%s x%d", l->label, count[r]);
+			R->folded_same = 1;
+		} else {
+			snprintf(R->label[r], sizeof R->label[r], "%s", l->label);
+		}
+	}
+	/* still too many: neighbours share a row, in groups of `per` */
+	size_t streams_rows = 0, lo = R->n, hi = 0;
+	for (size_t r = 0; r < R->n; r++)
+		if (L->v[first[r]].kind == LANE_STREAM && L->v[first[r]].number) {
+			streams_rows++;
+			lo = r < lo ? r : lo;
+			hi = r;
+		}
+	if (streams_rows > room) {
+		size_t per = (streams_rows + room - 1) / room;
+		int *merged = malloc(R->n * sizeof *merged);
+		if (!merged) {
+			free(count);
+			free(first);
+			return -1;
+		}
+		size_t nr = 0;
+		for (size_t r = 0; r < R->n; r++) {
+			int grouped = r >= lo && r <= hi;
+			merged[r] = grouped && (r - lo) % per ? merged[r - 1] : (int)nr++;
+			if (grouped && (r - lo) % per == 0) {
+				uint32_t a = L->v[first[r]].id;
+				size_t last = r + per - 1 > hi ? hi : r + per - 1;
+				uint32_t b = L->v[first[last]].id;
+				snprintf(R->label[merged[r]], sizeof R->label[0], "streams %u-%u", a, b);
+			} else if (!grouped) {
+				memmove(R->label[merged[r]], R->label[r], sizeof R->label[0]);
+			}
+		}
+		for (size_t j = 0; j < L->n; j++)
+			R->row_of[j] = merged[R->row_of[j]];
+		R->n = nr;
+		R->folded_group = 1;
+		free(merged);
+	}
+	free(count);
+	free(first);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Terminal timeline: the text                                               */
 /* ------------------------------------------------------------------------ */
 
 /* Print s cut to at most w columns, then a newline. */
@@ -252,556 +619,255 @@ static void put_cut(FILE *f, const char *s, int w)
 	fprintf(f, "%.*s\n", w, s);
 }
 
-/* Draw the timeline in `width` columns; colour if `color`. Return 0. */
-int render_timeline(const struct trace *t, FILE *f, int width, int color)
+/* The first line (and, for a view, the windows' line): what is shown.
+ * Return the number of lines printed. */
+static int put_header(FILE *f, const struct trace *t, const struct layout *lo, int width)
 {
-	struct lanes L;
-	char line[1100];
-	const char *dev = trace_meta(t, "device");
-	const char *ce = trace_meta(t, "copy_engines");
-
-	if (width < 30)
-		width = 30;
-	if (width > 1000)
-		width = 1000;
-	if (lanes_make(t, &L))
-		return 3;
-	uint64_t t0, span;
-	drawn_range(t, &t0, &span);
-	double div;
-	const char *uname;
-	unit_for(span, &div, &uname);
-	char sp[32];
-	fmt_num(sp, sizeof sp, (double)span / div);
-	snprintf(line, sizeof line, "%s: %s%s%s%s, %s %s shown, %zu records%s", t->path,
+	char line[1200], num[32];
+	const char *dev = trace_meta(t, "device"), *ce = trace_meta(t, "copy_engines");
+	fmt_num(num, sizeof num, floor(spans(lo) / 1e3 + 0.5) / 1e3);
+	snprintf(line, sizeof line, "%s: %s%s%s%s, %s ms shown, %zu records%s", t->path,
 		 dev ? dev : "unknown device", ce ? ", " : "", ce ? ce : "",
-		 ce ? " copy engines" : "", sp, uname, t->n,
-		 t->complete ? "" : " (ENDS EARLY)");
+		 ce ? " copy engines" : "", num, t->n, t->complete ? "" : " (ENDS EARLY)");
 	put_cut(f, line, width);
-	if (L.n == 0) {
-		put_cut(f, "(no GPU work and no NVTX ranges recorded)", width);
-		free(L.v);
-		return 0;
+	if (!t->nwin)
+		return 1;
+	/* "window nvtx:a#last, nvtx:b#last: 671.226-687.282, 687.294-694.274 ms" */
+	int used = snprintf(line, sizeof line, "window %s:", t->win_desc ? t->win_desc : "");
+	for (size_t k = 0; k < t->nwin && used < (int)sizeof line - 80; k++) {
+		char a[32], b[32];
+		fmt_num(a, sizeof a, floor((double)(t->win[k].a - t->t0) / 1e3 + 0.5) / 1e3);
+		fmt_num(b, sizeof b, floor((double)(t->win[k].b - t->t0) / 1e3 + 0.5) / 1e3);
+		used += snprintf(line + used, sizeof line - (size_t)used, "%s %s-%s",
+				 k ? "," : "", a, b);
 	}
+	if (used > width - 3 && t->nwin > 1) {
+		char a[32], b[32];
+		fmt_num(a, sizeof a, floor((double)(t->win[0].a - t->t0) / 1e3 + 0.5) / 1e3);
+		fmt_num(b, sizeof b, floor((double)(t->win[t->nwin - 1].b - t->t0) / 1e3 + 0.5) / 1e3);
+		used = snprintf(line, sizeof line, "window %s: %zu ranges, %s to %s",
+				t->win_desc ? t->win_desc : "", t->nwin, a, b);
+	}
+	snprintf(line + used, sizeof line - (size_t)used, " ms");
+	put_cut(f, line, width);
+	return 2;
+}
 
-	int labw = 7;
-	for (size_t j = 0; j < L.n; j++) {
-		int l = (int)strlen(L.v[j].label);
-		if (l > labw)
-			labw = l;
-	}
-	int cols = width - labw - 3; /* "LABEL |....|" */
-	if (cols < 10) {
-		labw = width - 13;
-		cols = 10;
-	}
-	/* cells: one row per lane; style index per cell, -1 empty */
-	signed char *cell = malloc(L.n * (size_t)cols);
-	char *text = malloc(L.n * (size_t)cols); /* NVTX names drawn in bars */
-	int *ix = lane_index(t, &L);
-	if (!cell || !text || !ix) {
-		free(cell);
-		free(text);
-		free(ix);
-		free(L.v);
-		return 3;
-	}
-	memset(cell, -1, L.n * (size_t)cols);
-	memset(text, 0, L.n * (size_t)cols);
-	for (size_t i = 0; i < t->n; i++) {
-		if (ix[i] < 0)
-			continue;
-		const struct rec *r = &t->recs[i];
-		uint64_t c0 = (r->start - t0) * (uint64_t)cols / span;
-		uint64_t c1 = (r->end - t0) * (uint64_t)cols / span;
-		if (c1 > c0 && (r->end - t0) * (uint64_t)cols % span == 0)
-			c1--; /* an end exactly on a cell boundary stays left of it */
-		if (c0 >= (uint64_t)cols)
-			c0 = cols - 1;
-		if (c1 >= (uint64_t)cols)
-			c1 = cols - 1;
-		signed char *row = cell + (size_t)ix[i] * cols;
-		char *trow = text + (size_t)ix[i] * cols;
-		for (uint64_t c = c0; c <= c1; c++) {
-			row[c] = (signed char)style_of(r);
-			trow[c] = 0;
+/* One row: label, cells (coloured if asked), frame. */
+static void put_row(FILE *f, const struct grid *g, size_t row, const char *label,
+		    int labw, const struct layout *lo, int color)
+{
+	fprintf(f, "%*.*s |", labw, labw, label);
+	int cur = -1;
+	size_t k = 0;
+	for (int c = 0; c < g->cols; c++) {
+		while (k + 1 < lo->n && c >= (int)lo->x0[k + 1])
+			k++;
+		int s = g->cell[row * g->cols + c];
+		char ch = g->text[row * g->cols + c];
+		int sep = c >= (int)(lo->x0[k] + lo->w[k]);
+		if (color && s != cur) {
+			fputs(s >= 0 ? styles[s].ansi : "\033[0m", f);
+			cur = s;
 		}
-		/* NVTX ranges show their name when it fits: [host_work---] */
-		if (r->kind == K_NVTX && c1 - c0 + 1 >= 3) {
-			trow[c0] = '[';
-			trow[c1] = ']';
-			size_t nl = strlen(r->name);
-			for (uint64_t c = c0 + 1, k = 0; c < c1 && k < nl; c++, k++)
-				trow[c] = r->name[k];
-		}
+		fputc(sep ? ':' : s < 0 ? ' ' : ch ? ch : styles[s].glyph, f);
 	}
-	for (size_t j = 0; j < L.n; j++) {
-		if (j == L.nstreams && j > 0)
-			fprintf(f, "%*s |%*s|\n", labw, "", cols, "");
-		fprintf(f, "%*.*s |", labw, labw, L.v[j].label);
-		int cur = -1;
-		for (int c = 0; c < cols; c++) {
-			int s = cell[j * cols + c];
-			char ch = text[j * cols + c];
-			if (color && s != cur) {
-				fputs(s >= 0 ? styles[s].ansi : "\033[0m", f);
-				cur = s;
-			}
-			fputc(s < 0 ? ' ' : ch ? ch : styles[s].glyph, f);
-		}
-		if (color && cur >= 0)
-			fputs("\033[0m", f);
-		fputs("|\n", f);
-	}
+	if (color && cur >= 0)
+		fputs("\033[0m", f);
+	fputs("|\n", f);
+}
 
-	/* axis: ticks at round times, labels below where they fit */
-	double ns_per_col = (double)span / cols;
-	uint64_t step = tick_step(ns_per_col * 10);
-	char axis[1024], labels[1024];
+/* The axis: '+' at round times (ms from the trace's first record), ':'
+ * between panels, and the times below where they fit. */
+static void put_axis(FILE *f, const struct trace *t, const struct layout *lo, int cols,
+		     int labw, int width)
+{
+	char axis[1024], labels[1100], line[1200];
+	uint64_t step = tick_step(lo->npu * 10);
 	memset(axis, '-', (size_t)cols);
-	memset(labels, ' ', (size_t)cols + 16);
+	memset(labels, ' ', sizeof labels);
 	axis[cols] = 0;
 	int free_from = 0;
-	for (uint64_t tk = 0; tk <= span; tk += step) {
-		int c = (int)((double)tk / ns_per_col);
-		if (c >= cols)
-			break;
-		axis[c] = '+';
-		char num[32];
-		fmt_num(num, sizeof num, (double)tk / div);
-		int l = (int)strlen(num);
-		if (c >= free_from && c + l <= cols) {
-			memcpy(labels + c, num, (size_t)l);
-			free_from = c + l + 1;
+	for (size_t k = 0; k < lo->n; k++) {
+		int end = (int)(lo->x0[k] + lo->w[k]);
+		if (k + 1 < lo->n)
+			for (int c = end; c < (int)lo->x0[k + 1]; c++)
+				axis[c] = ':';
+		uint64_t rel = lo->p[k].a - t->t0;
+		for (uint64_t tk = (rel + step - 1) / step * step; tk + t->t0 <= lo->p[k].b;
+		     tk += step) {
+			int c = (int)floor(layout_x(lo, k, t->t0 + tk));
+			if (c >= end)
+				break;
+			axis[c] = '+';
+			char num[32];
+			fmt_num(num, sizeof num, (double)tk / 1e6);
+			int l = (int)strlen(num);
+			if (c >= free_from && c + l <= cols) {
+				memcpy(labels + c, num, (size_t)l);
+				free_from = c + l + 1;
+			}
 		}
 	}
 	labels[cols] = 0;
 	fprintf(f, "%*s +%s+\n", labw, "", axis);
-	snprintf(line, sizeof line, "%*s  %.1000s", labw, uname, labels);
-	/* drop trailing spaces */
+	snprintf(line, sizeof line, "%*s  %s", labw, "ms", labels);
 	for (char *e = line + strlen(line) - 1; e > line && *e == ' '; e--)
 		*e = 0;
 	put_cut(f, line, width);
+}
 
-	/* legend, wrapped to the width */
-	int used = 0;
-	char col_ms[32];
-	fmt_num(col_ms, sizeof col_ms, ns_per_col / div);
-	for (int s = -1; s < ST_N; s++) {
+/* The legend of the styles drawn, wrapped to the width; then the scale and
+ * what folded rows mean. Return the number of lines. */
+static int put_legend(FILE *f, const struct grid *g, const struct layout *lo,
+		      const struct rows *R, int width, int color, int dry)
+{
+	static const int order[] = { ST_H2D, ST_D2H, ST_COPY, ST_KERNEL, ST_MEMSET,
+				     ST_NVTX, ST_API };
+	int shown[ST_N] = { 0 }, used = 0, lines = 1;
+	for (size_t i = 0; g && i < g->rows * (size_t)g->cols; i++)
+		if (g->cell[i] >= 0)
+			shown[(int)g->cell[i]] = 1;
+	for (int o = -1; o < ST_N; o++) {
 		char item[64];
+		int s = o < 0 ? -1 : order[o];
+		if (s >= 0 && g && !shown[s])
+			continue;
 		if (s < 0)
 			snprintf(item, sizeof item, "legend:");
 		else
 			snprintf(item, sizeof item, "%c %s", styles[s].glyph, styles[s].label);
 		int l = (int)strlen(item);
 		if (used && used + 2 + l > width) {
-			fputc('\n', f);
+			if (!dry)
+				fputc('\n', f);
 			used = 0;
+			lines++;
 		}
-		if (used) {
+		if (used && !dry)
 			fputs("  ", f);
-			used += 2;
-		}
-		if (color && s >= 0)
+		used += used ? 2 : 0;
+		if (!dry && color && s >= 0)
 			fprintf(f, "%s%c\033[0m%s", styles[s].ansi, styles[s].glyph, item + 1);
-		else
+		else if (!dry)
 			fputs(item, f);
 		used += l;
 	}
-	fputc('\n', f);
-	snprintf(line, sizeof line, "one column = %s %s", col_ms, uname);
-	put_cut(f, line, width);
-	free(cell);
-	free(text);
-	free(ix);
-	free(L.v);
+	char col[32], line[200];
+	double ms = lo->npu / 1e6;
+	snprintf(col, sizeof col, ms >= 1 ? "%.4g" : "%.3g", ms);
+	snprintf(line, sizeof line, "one column = %s ms%s%s", col,
+		 R && R->folded_same ? "; \"xN\": N streams drew the same row" : "",
+		 R && R->folded_group ? "; \"streams A-B\": drawn as one row" : "");
+	if (!dry) {
+		fputc('\n', f);
+		put_cut(f, line, width);
+	}
+	return lines + 1;
+}
+
+/* The label column's width: the longest label, at least 7. */
+static int label_width(const struct rows *R)
+{
+	int w = 7;
+	for (size_t r = 0; r < R->n; r++) {
+		int l = (int)strlen(R->label[r]);
+		w = l > w ? l : w;
+	}
+	return w;
+}
+
+/* Lay out and fill g for `width` columns with labels lw wide, lane j on
+ * row row_of[j] of `rows`. Return 0, or -1 when out of memory. */
+static int draw_grid(const struct trace *t, const struct lanes *L, int width, int lw,
+		     const int *row_of, size_t rows, struct layout *lo, struct grid *g)
+{
+	int cols = width - lw - 3;
+	cols = cols < 10 ? 10 : cols;
+	layout_free(lo);
+	grid_free(g);
+	if (layout_make(t, cols, 1, 1, lo) || grid_alloc(g, rows, cols))
+		return -1;
+	grid_fill(g, t, L, lo, row_of);
 	return 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Chrome trace-event JSON                                                   */
-/* ------------------------------------------------------------------------ */
-
-static void json_str(FILE *f, const char *s)
+/* Lines of the timeline that are not stream rows (the default stream's
+ * row counts here: it never folds). */
+static int fixed_lines(const struct trace *t, const struct lanes *L, const struct grid *g,
+		       const struct layout *lo, int width)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	int n = 1 + (t->nwin > 0) + 2 + put_legend(NULL, g, lo, NULL, width, 0, 1);
+	if (L->n > L->nstreams)
+		n += 1 + (int)(L->n - L->nstreams);
+	for (size_t j = 0; j < L->nstreams; j++)
+		n += L->v[j].number == 0;
+	return n;
 }
 
-/* Microseconds since the trace's start, as JSON wants them. */
-static void json_us(FILE *f, const char *key, uint64_t ns)
-{
-	fprintf(f, ",\"%s\":%llu.%03llu", key, (unsigned long long)(ns / 1000),
-		(unsigned long long)(ns % 1000));
-}
-
-/* Host thread tracks: pid 2, tid = 10 * thread number + track. */
-enum { TRACK_NVTX = 1, TRACK_API = 2 };
-
-static void json_meta(FILE *f, int *first, int pid, uint32_t tid, const char *what,
-		      const char *name, long sort)
-{
-	fprintf(f, "%s\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"%s\",\"args\":{",
-		*first ? "" : ",", pid, tid, what);
-	if (name) {
-		fputs("\"name\":", f);
-		json_str(f, name);
-	} else {
-		fprintf(f, "\"sort_index\":%ld", sort);
-	}
-	fputs("}}", f);
-	*first = 0;
-}
-
-/* Write the whole trace as Chrome trace-event JSON. Return 0. */
-int render_json(const struct trace *t, FILE *f)
+/* Draw the timeline in `width` columns and at most `height` lines (0: no
+ * limit; with more streams than fit, some share a row); colour if `color`.
+ * Return 0, or 3 when out of memory. */
+int render_timeline(const struct trace *t, FILE *f, int width, int height, int color)
 {
 	struct lanes L;
-	int first = 1;
-	char buf[128];
-	const char *dev = trace_meta(t, "device");
+	struct layout lo = { 0 };
+	struct grid g = { 0 };
+	struct rows R = { 0 };
+	int rc = 3, *ident = NULL;
 
+	width = width < 30 ? 30 : width > 1000 ? 1000 : width;
 	if (lanes_make(t, &L))
 		return 3;
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-	snprintf(buf, sizeof buf, "GPU: %s", dev ? dev : "unknown device");
-	json_meta(f, &first, 1, 0, "process_name", buf, 0);
-	json_meta(f, &first, 1, 0, "process_sort_index", NULL, 1);
-	json_meta(f, &first, 2, 0, "process_name", "Host", 0);
-	json_meta(f, &first, 2, 0, "process_sort_index", NULL, 2);
-	for (size_t j = 0; j < L.nstreams; j++) {
-		int k = trace_stream_kind(t, L.v[j].id);
-		snprintf(buf, sizeof buf, "%s stream %u", stream_kind_name(k), L.v[j].id);
-		json_meta(f, &first, 1, L.v[j].id, "thread_name", buf, 0);
-		json_meta(f, &first, 1, L.v[j].id, "thread_sort_index", NULL, (long)j);
-	}
-	/* host threads: every thread with NVTX ranges or runtime calls */
-	uint32_t *tids = NULL;
-	size_t ntids = 0, cap = 0;
-	for (size_t i = 0; i < t->n; i++) {
-		const struct rec *r = &t->recs[i];
-		if (r->kind != K_API && r->kind != K_NVTX)
-			continue;
-		size_t k;
-		for (k = 0; k < ntids && tids[k] != r->tid; k++)
-			;
-		if (k < ntids)
-			continue;
-		if (ntids == cap) {
-			cap = cap ? cap * 2 : 8;
-			uint32_t *v = realloc(tids, cap * sizeof *v);
-			if (!v)
-				break;
-			tids = v;
-		}
-		tids[ntids++] = r->tid;
-		snprintf(buf, sizeof buf, "thread %zu (%u): NVTX", ntids, r->tid);
-		json_meta(f, &first, 2, (uint32_t)(10 * ntids + TRACK_NVTX), "thread_name", buf, 0);
-		snprintf(buf, sizeof buf, "thread %zu (%u): CUDA API", ntids, r->tid);
-		json_meta(f, &first, 2, (uint32_t)(10 * ntids + TRACK_API), "thread_name", buf, 0);
-	}
-	json_meta(f, &first, 2, 1, "thread_name", "synchronization (host waits)", 0);
-
-	for (size_t i = 0; i < t->n; i++) {
-		const struct rec *r = &t->recs[i];
-		int pid = 1;
-		uint32_t tid = r->stream;
-		const char *cat = kind_name(r->kind);
-		switch (r->kind) {
-		case K_COPY:
-			snprintf(buf, sizeof buf, "%s %s", dir_name(r->dir),
-				 mem_name(r->dir == D_H2D || r->dir == D_D2H ? host_mem(r) : r->src));
-			break;
-		case K_MEMSET:
-			snprintf(buf, sizeof buf, "memset %s", mem_name(r->src));
-			break;
-		case K_KERNEL:
-			snprintf(buf, sizeof buf, "%s", r->name);
-			break;
-		case K_SYNC:
-			pid = 2;
-			tid = 1;
-			snprintf(buf, sizeof buf, "sync %s", sync_name(r->sync));
-			break;
-		case K_EVENT:
-			snprintf(buf, sizeof buf, "event record");
-			break;
-		default: {
-			size_t k;
-			for (k = 0; k < ntids && tids[k] != r->tid; k++)
-				;
-			pid = 2;
-			tid = (uint32_t)(10 * (k + 1) + (r->kind == K_NVTX ? TRACK_NVTX : TRACK_API));
-			snprintf(buf, sizeof buf, "%s", r->name);
-		}
-		}
-		fprintf(f, ",\n{\"ph\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"name\":",
-			r->kind == K_EVENT ? "i" : "X", cat, pid, tid);
-		json_str(f, buf);
-		json_us(f, "ts", r->start - t->t0);
-		if (r->kind == K_EVENT)
-			fputs(",\"s\":\"t\"", f);
-		else
-			json_us(f, "dur", r->end - r->start);
-		if (r->kind == K_COPY || r->kind == K_MEMSET)
-			fprintf(f, ",\"args\":{\"bytes\":%llu,\"src\":\"%s\",\"dst\":\"%s\"}",
-				(unsigned long long)r->bytes, mem_name(r->src), mem_name(r->dst));
-		else if (r->kind == K_KERNEL)
-			fprintf(f, ",\"args\":{\"grid\":\"%d,%d,%d\",\"block\":\"%d,%d,%d\"}",
-				r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
-				r->block[2]);
-		else if (r->kind == K_SYNC && r->stream != NO_STREAM)
-			fprintf(f, ",\"args\":{\"stream\":%u}", r->stream);
-		fputc('}', f);
-	}
-	fprintf(f, "\n],\"otherData\":{\"records\":%zu,\"dropped\":%llu,\"complete\":%s}}\n",
-		t->n, (unsigned long long)t->dropped, t->complete ? "true" : "false");
-	free(tids);
-	free(L.v);
-	return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* SVG                                                                       */
-/* ------------------------------------------------------------------------ */
-
-static void xml_str(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-}
-
-/* Write the timeline as a self-contained SVG. Return 0. */
-int render_svg(const struct trace *t, FILE *f)
-{
-	struct lanes L;
-	const int W = 1200, LAB = 150, LANE = 26, BAR = 18, TOP = 44;
-	const char *dev = trace_meta(t, "device");
-
-	if (lanes_make(t, &L))
-		return 3;
-	int *ix = lane_index(t, &L);
-	if (!ix) {
+	if (L.n == 0) {
+		if (layout_make(t, 100, 1, 1, &lo) == 0)
+			put_header(f, t, &lo, width);
+		put_cut(f, "(no GPU work, NVTX ranges or runtime calls in it)", width);
+		layout_free(&lo);
 		free(L.v);
-		return 3;
+		return 0;
 	}
-	int plot = W - LAB - 20;
-	int gap = (L.nstreams && L.nstreams < L.n) ? 10 : 0;
-	int h_lanes = (int)L.n * LANE + gap;
-	int H = TOP + h_lanes + 70;
-	uint64_t t0, span;
-	drawn_range(t, &t0, &span);
-	double div;
-	const char *uname;
-	unit_for(span, &div, &uname);
-
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans Mono, Menlo, monospace\" "
-		"font-size=\"12\">\n", W, H, W, H);
-	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, H);
-	fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
-	xml_str(f, dev ? dev : "GPU timeline");
-	fprintf(f, "</text>\n<text x=\"10\" y=\"36\" fill=\"#555555\">%zu records%s</text>\n",
-		t->n, t->complete ? "" : ", trace ends early");
+	/* first one row per lane; that picture says which rows are alike */
+	int lw = 7;
 	for (size_t j = 0; j < L.n; j++) {
-		int y = TOP + (int)j * LANE + (j >= L.nstreams ? gap : 0);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
-			LAB, y, plot, LANE - 2, j % 2 ? "#f4f4f4" : "#fafafa");
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LAB - 8,
-			y + LANE / 2 + 4);
-		xml_str(f, L.v[j].label);
-		fputs("</text>\n", f);
+		int l = (int)strlen(L.v[j].label);
+		lw = l > lw ? l : lw;
 	}
-	for (size_t i = 0; i < t->n; i++) {
-		if (ix[i] < 0)
-			continue;
-		const struct rec *r = &t->recs[i];
-		int j = ix[i];
-		double x = LAB + (double)(r->start - t0) * plot / (double)span;
-		double w = (double)(r->end - r->start) * plot / (double)span;
-		if (w < 0.5)
-			w = 0.5;
-		int y = TOP + j * LANE + ((size_t)j >= L.nstreams ? gap : 0) + (LANE - 2 - BAR) / 2;
-		fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
-			"<title>", x, y, w, BAR, styles[style_of(r)].svg);
-		if (r->kind == K_COPY)
-			fprintf(f, "%s %llu bytes %s to %s", dir_name(r->dir),
-				(unsigned long long)r->bytes, mem_name(r->src), mem_name(r->dst));
-		else if (r->kind == K_MEMSET)
-			fprintf(f, "memset %llu bytes", (unsigned long long)r->bytes);
-		else
-			xml_str(f, r->name);
-		fprintf(f, ", %.3f ms</title></rect>\n", (double)(r->end - r->start) / 1e6);
-		if (r->kind == K_NVTX && w > 8.0 * (double)strlen(r->name)) {
-			fprintf(f, "<text x=\"%.2f\" y=\"%d\" fill=\"#ffffff\">", x + 3, y + BAR - 5);
-			xml_str(f, r->name);
-			fputs("</text>\n", f);
-		}
+	lw = lw > width - 13 ? width - 13 : lw;
+	ident = malloc(L.n * sizeof *ident);
+	if (!ident)
+		goto out;
+	for (size_t j = 0; j < L.n; j++)
+		ident[j] = (int)j;
+	if (draw_grid(t, &L, width, lw, ident, L.n, &lo, &g))
+		goto out;
+	long room = height > 0 ? height - fixed_lines(t, &L, &g, &lo, width) : (long)L.n;
+	if (rows_fold(&L, &g, room < 1 ? 1 : (size_t)room, &R))
+		goto out;
+	int lw2 = label_width(&R);
+	lw2 = lw2 > width - 13 ? width - 13 : lw2;
+	if ((R.n < L.n || lw2 != lw) &&
+	    draw_grid(t, &L, width, lw = lw2, R.row_of, R.n, &lo, &g))
+		goto out;
+	put_header(f, t, &lo, width);
+	size_t first_host = R.n;
+	for (size_t j = L.nstreams; j < L.n; j++)
+		if ((size_t)R.row_of[j] < first_host)
+			first_host = (size_t)R.row_of[j];
+	for (size_t r = 0; r < R.n; r++) {
+		if (r == first_host && r > 0)
+			fprintf(f, "%*s |%*s|\n", lw, "", g.cols, "");
+		put_row(f, &g, r, R.label[r], lw, &lo, color);
 	}
-	/* axis */
-	int ay = TOP + h_lanes + 6;
-	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n",
-		LAB, ay, LAB + plot, ay);
-	uint64_t step = tick_step((double)span / plot * 80);
-	for (uint64_t tk = 0; tk <= span; tk += step) {
-		double x = LAB + (double)tk * plot / (double)span;
-		char num[32];
-		fmt_num(num, sizeof num, (double)tk / div);
-		fprintf(f, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"#333333\"/>"
-			"<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			x, ay, x, ay + 5, x, ay + 18, num);
-	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", LAB - 8, ay + 18,
-		uname);
-	/* legend */
-	int lx = LAB, ly = ay + 40;
-	for (int s = 0; s < ST_N; s++) {
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"%d\">%s</text>\n", lx, ly - 11, styles[s].svg,
-			lx + 18, ly, styles[s].label);
-		lx += 150;
-	}
-	fputs("</svg>\n", f);
-	free(ix);
+	put_axis(f, t, &lo, g.cols, lw, width);
+	put_legend(f, &g, &lo, &R, width, color, 0);
+	rc = 0;
+out:
+	free(ident);
+	free(R.row_of);
+	free(R.label);
+	grid_free(&g);
+	layout_free(&lo);
 	free(L.v);
-	return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Summary                                                                   */
-/* ------------------------------------------------------------------------ */
-
-/* Sum and union of the records matching one selector text. */
-static void measure(const struct trace *t, const char *seltext, const struct filter *flt,
-		    size_t *count, uint64_t *total, uint64_t *busy, uint64_t *bytes)
-{
-	struct sel s;
-	const struct rec **v;
-	sel_parse(seltext, &s);
-	size_t n = select_recs(t, &s, flt, &v);
-	struct ival *u = malloc((n ? n : 1) * sizeof *u);
-	*count = n;
-	*total = *bytes = 0;
-	for (size_t i = 0; i < n; i++) {
-		*total += v[i]->end - v[i]->start;
-		*bytes += v[i]->bytes;
-	}
-	*busy = u ? ivals_len(u, merge_union(v, n, u)) : 0;
-	free(u);
-	free(v);
-}
-
-/* Overlap of two selectors' unions: ns, and the unions' lengths. */
-static uint64_t overlap_of(const struct trace *t, const char *s1, const char *s2,
-			   uint64_t *l1, uint64_t *l2)
-{
-	struct sel a, b;
-	const struct rec **va, **vb;
-	sel_parse(s1, &a);
-	sel_parse(s2, &b);
-	size_t na = select_recs(t, &a, NULL, &va), nb = select_recs(t, &b, NULL, &vb);
-	struct ival *ua = malloc((na ? na : 1) * sizeof *ua);
-	struct ival *ub = malloc((nb ? nb : 1) * sizeof *ub);
-	uint64_t ov = 0;
-	*l1 = *l2 = 0;
-	if (ua && ub) {
-		size_t nua = merge_union(va, na, ua), nub = merge_union(vb, nb, ub);
-		ov = ivals_overlap(ua, nua, ub, nub);
-		*l1 = ivals_len(ua, nua);
-		*l2 = ivals_len(ub, nub);
-	}
-	free(ua);
-	free(ub);
-	free(va);
-	free(vb);
-	return ov;
-}
-
-static double frac(uint64_t a, uint64_t b)
-{
-	return b ? (double)a / (double)b : 0.0;
-}
-
-/* Print the headline figures. Return 0. */
-int render_summary(const struct trace *t, FILE *f)
-{
-	const char *dev = trace_meta(t, "device"), *ce = trace_meta(t, "copy_engines");
-	const char *argv = trace_meta(t, "argv");
-	static const char *const kinds[] = { "h2d", "d2h", "d2d", "h2h", "p2p", "kernel",
-					     "memset", "sync", "api", "nvtx" };
-	static const char *const dirs[] = { "h2d", "d2h" };
-	size_t n;
-	uint64_t total, busy, bytes;
-
-	fprintf(f, "trace      %s (%s)\n", t->path,
-		t->complete ? "complete" : "ENDS EARLY: the program may have crashed");
-	fprintf(f, "device     %s%s%s%s\n", dev ? dev : "unknown", ce ? ", " : "",
-		ce ? ce : "", ce ? " copy engines" : "");
-	if (argv)
-		fprintf(f, "program    %s\n", argv);
-	fprintf(f, "span       %.6f ms, %zu records, %llu dropped\n\n",
-		(double)(t->t1 - t->t0) / 1e6, t->n, (unsigned long long)t->dropped);
-
-	fprintf(f, "%-10s %8s %14s %14s\n", "kind", "count", "total ms", "busy ms");
-	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-		measure(t, kinds[k], NULL, &n, &total, &busy, &bytes);
-		if (n)
-			fprintf(f, "%-10s %8zu %14.6f %14.6f\n", kinds[k], n, total / 1e6,
-				busy / 1e6);
-	}
-
-	int header = 0;
-	for (int d = 0; d < 2; d++)
-		for (int m = M_PAGEABLE; m < M_NKINDS; m++) {
-			struct filter flt = { 0, 0, m, 0 };
-			measure(t, dirs[d], &flt, &n, &total, &busy, &bytes);
-			if (!n)
-				continue;
-			if (!header++)
-				fprintf(f, "\n%-14s %6s %14s %12s %9s\n", "copies", "count",
-					"bytes", "ms", "GB/s");
-			char what[32];
-			snprintf(what, sizeof what, "%s %s", d ? "D2H" : "H2D", mem_name(m));
-			fprintf(f, "%-14s %6zu %14llu %12.6f %9.3f\n", what, n,
-				(unsigned long long)bytes, total / 1e6,
-				total ? (double)bytes / (double)total : 0.0);
-		}
-
-	struct lanes L;
-	if (lanes_make(t, &L) == 0) {
-		fprintf(f, "\nstreams    ");
-		for (size_t j = 0; j < L.nstreams; j++) {
-			struct filter flt = { 1, 0, -1, L.v[j].id };
-			size_t nc, nk, nm;
-			measure(t, "copy", &flt, &nc, &total, &busy, &bytes);
-			measure(t, "kernel", &flt, &nk, &total, &busy, &bytes);
-			measure(t, "memset", &flt, &nm, &total, &busy, &bytes);
-			fprintf(f, "%s%s (%zu copies, %zu kernels, %zu memsets)", j ? "; " : "",
-				L.v[j].label, nc, nk, nm);
-		}
-		fprintf(f, "%s\n", L.nstreams ? "" : "none");
-		free(L.v);
-	}
-	uint64_t l1, l2, ov = overlap_of(t, "copy", "kernel", &l1, &l2);
-	fprintf(f, "overlap    copy/kernel %.6f ms (%.4f of copy time, %.4f of kernel time)\n",
-		ov / 1e6, frac(ov, l1), frac(ov, l2));
-	ov = overlap_of(t, "h2d", "d2h", &l1, &l2);
-	fprintf(f, "           H2D/D2H     %.6f ms (%.4f of H2D time, %.4f of D2H time)\n",
-		ov / 1e6, frac(ov, l1), frac(ov, l2));
-	return 0;
+	return rc;
 }
