@@ -17,6 +17,7 @@ struct lane {
 	int kind;    /* lane_kind */
 	uint32_t id; /* stream id, or CUPTI's thread id */
 	int number;  /* streams: 0 the default stream, 1 others; threads: 1, 2, ... */
+	uint64_t first; /* start of its first record */
 	char label[LABEL_MAX];
 };
 

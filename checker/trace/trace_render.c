@@ -3,8 +3,9 @@
  * lanes, panels, styles (render.h). JSON and SVG are in trace_export.c, the
  * summary in trace_summary.c.
  *
- * Lanes: one per GPU stream (the default stream first, then by id), then
- * per host thread one for its NVTX ranges and one for its runtime calls.
+ * Lanes: one per GPU stream (the default stream first, then in the order
+ * they started work), then per host thread one for its NVTX ranges and one
+ * for its runtime calls.
  * Panels: a view's windows side by side at one scale; the whole trace is
  * one panel, the time of its GPU work and NVTX ranges.
  */
@@ -29,6 +30,9 @@ static int lane_cmp(const void *pa, const void *pb)
 		return a->number - b->number;
 	if (ha)
 		return a->kind - b->kind; /* a thread's NVTX lane above its calls */
+	/* streams in the order they started work: a pipeline is a staircase */
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
@@ -133,6 +137,7 @@ int lanes_make(const struct trace *t, struct lanes *L)
 		struct lane *l = &L->v[L->n++];
 		l->kind = kind;
 		l->id = id;
+		l->first = t->recs[i].start;
 		l->number = kind != LANE_STREAM ? thread_number(t, id)
 						: trace_stream_kind(t, id) != ST_DEFAULT;
 	}
