@@ -12,7 +12,7 @@ SOL_DIRS := $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/))
 BATS_VENDOR := checker/vendor/node_modules/bats/bin/bats
 CHECK_ARGS = $(if $(REPORT),--report $(REPORT)) $(LAB)
 
-.PHONY: all labs solutions tools check check-solutions test slides slides-pdf trace \
+.PHONY: all labs solutions tools check check-solutions test test-shared slides slides-pdf trace \
 	deps bats clean help $(LAB_DIRS) $(SOL_DIRS)
 
 all: labs solutions tools                      ## build every starter, solution and tool
@@ -35,6 +35,11 @@ check-solutions: tools bats                    ## the same checks on solutions/
 test: tools bats                               ## the kit's own tests (mutants and all)
 	@checker/run-checks --kit
 
+# On a GPU node: 8 checkers at once x 3 rounds, beside a load program, and the
+# mutant self-test with 3 checkers beside it. SHARED="--k 4 --alone 10" etc.
+test-shared: tools bats                        ## many checkers on one GPU at once: same verdicts? (GPU node)
+	@checker/tests/shared-gpu.sh $(SHARED); rc=$$?; [ $$rc = 77 ] || exit $$rc
+
 slides:                                        ## build the decks to slides/build/*.html
 	@$(MAKE) --no-print-directory -C slides
 
@@ -47,6 +52,18 @@ trace:                                         ## timeline of a lab's run: make 
 	 test -n "$$d" || { echo "no lab matches LAB=$(LAB)" >&2; exit 2; }; \
 	 $(MAKE) --no-print-directory -C $$d trace
 
+# Instructors (checker/grade/README.md): the kit without answers, and grading
+# a class of submissions with the kit's own checker.
+.PHONY: handout grade
+handout:                                       ## the kit for students, no solutions: build/handout/ (+ .tar.gz)
+	@checker/grade/handout
+
+grade: tools bats                              ## grade a class: make grade SUBMISSIONS=DIR [JOBS=4] [OUT=build/grade]
+	@test -n "$(SUBMISSIONS)" || { echo "which class? make grade SUBMISSIONS=DIR (a folder, tarball or bundle per student)" >&2; exit 2; }
+	@checker/grade/grade $(if $(JOBS),-j $(JOBS)) $(if $(filter command line,$(origin OUT)),-o $(OUT)) \
+	 $(if $(LAB),--labs $(LAB)) $(SUBMISSIONS); \
+	 rc=$$?; [ $$rc = 3 ] || exit $$rc
+
 # Bats: the pinned copy (make deps), else the machine's own bats.
 bats:
 	@[ -x $(BATS_VENDOR) ] || command -v bats >/dev/null || $(MAKE) --no-print-directory deps
@@ -57,7 +74,7 @@ $(BATS_VENDOR): checker/vendor/package.json checker/vendor/package-lock.json
 	$(Q)npm ci --prefix checker/vendor --no-audit --no-fund --loglevel=error
 	@touch $@
 
-CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace checker/stress slides)
+CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace checker/stress checker/load slides)
 .PHONY: $(CLEAN_DIRS)
 clean: $(CLEAN_DIRS)                           ## remove what make built
 	rm -rf build reports
@@ -68,5 +85,5 @@ help:                                          ## this list
 	@echo "CUDA Stream Labs -- make targets:"
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | \
 	 sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 24
-	@echo "options: V=1 (show commands), CUDA_ARCH=90, NVTX=0, LAB=NN, REPORT=tap|junit"
+	@echo "options: V=1 (show commands), CUDA_ARCH=90, NVTX=0, LAB=NN, REPORT=tap|junit, SHARED=\"--k 8 --rounds 3\""
 	@echo "in a lab folder: make, make run, make check, make trace"

@@ -120,7 +120,8 @@ expect_kind() {
 bw_mismatches() {
     { tq "$1" list nvtx | sed 's/^/N\t/'; tq "$1" events copy | sed 's/^/C\t/';
       table_of "$1" | sed 's/^/T\t/'; } |
-    awk -F'\t' -v kinds="$KINDS" -v rel="$EVENT_TOL_REL" -v abs="$EVENT_TOL_MS" '
+    awk -F'\t' -v kinds="$KINDS" -v rel="$EVENT_TOL_REL" -v abs="$EVENT_TOL_MS" \
+        -v keep="${KEEP_RUNS:+$KEEP_RUNS/event-times.txt}" '
         BEGIN { nk = split(kinds, kind, " "); dir[1] = "H2D"; dir[2] = "D2H" }
         $1 == "N" { for (k = 1; k <= nk; k++) if ($7 == kind[k]) { a[k] = $2; b[k] = $3 }; next }
         $1 == "C" { for (k = 1; k <= nk; k++) if ((k in a) && $2 >= a[k] && $2 <= b[k]) {
@@ -151,6 +152,7 @@ bw_mismatches() {
                         continue
                     }
                     t = f[1] * f[2] / (ms[best] * 1e6)
+                    if (keep != "") print "03-pinned-memory", label, f[1] * f[2] / (p * 1e6), ms[best] >> keep
                     tol = t * (rel + abs / ms[best]) + 0.005
                     if (p < t - tol || p > t + tol)
                         bad(sprintf("%s: printed %.2f GB/s, the events around its %d copies give %.2f", label, p, f[2], t))

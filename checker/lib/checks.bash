@@ -8,14 +8,30 @@
 #
 # LAB_DIR   the folder with the program to check (default: labs/$LAB_ID)
 # RUN_TIMEOUT   seconds one run of the program may take (default 60)
+# BUILD_TIMEOUT seconds the build may take (default 180)
 
 KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 LAB_DIR="${LAB_DIR:-$KIT_ROOT/labs/$LAB_ID}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-60}"
+BUILD_TIMEOUT="${BUILD_TIMEOUT:-180}"
 STREAMTRACE="${STREAMTRACE:-$KIT_ROOT/checker/trace/streamtrace}"
 
 # Where setup_file keeps the runs. BATS_FILE_TMPDIR exists from bats 1.4 on.
 RUNS="${BATS_FILE_TMPDIR:-${BATS_TMPDIR:-/tmp}}/runs"
+
+# KEEP_RUNS=DIR keeps every run (output, trace) in DIR/LAB_ID.PID after the
+# checks, and each event time a check compared in DIR/event-times.txt
+# ("LAB FIGURE PRINTED TRACED"): how make test-shared shows what it saw.
+teardown_file() {
+    [ -n "${KEEP_RUNS:-}" ] || return 0
+    mkdir -p "$KEEP_RUNS" && cp -r "$RUNS" "$KEEP_RUNS/$LAB_ID.$$"
+}
+
+# kept_time FIGURE PRINTED TRACED: note one comparison for KEEP_RUNS.
+kept_time() {
+    [ -n "${KEEP_RUNS:-}" ] || return 0
+    mkdir -p "$KEEP_RUNS" && echo "$LAB_ID $1 $2 $3" >>"$KEEP_RUNS/event-times.txt"
+}
 
 # ------------------------------------------------------------ building
 
@@ -24,8 +40,9 @@ build_lab() {
     local rc=0
     mkdir -p "$RUNS"
     # KIT_ROOT: the folder may be a copy outside the kit (the self-test's)
-    make --no-print-directory -C "$LAB_DIR" KIT_ROOT="$KIT_ROOT" "$PROG" \
+    timeout -k 5 "$BUILD_TIMEOUT" make --no-print-directory -C "$LAB_DIR" KIT_ROOT="$KIT_ROOT" "$PROG" \
         >"$RUNS/build.log" 2>&1 || rc=$?
+    case $rc in 124|137) echo "error: the build did not finish in $BUILD_TIMEOUT s" >>"$RUNS/build.log" ;; esac
     echo "$rc" >"$RUNS/build.rc"
 }
 
@@ -266,6 +283,7 @@ check_event_time() {
             "they enclose $inside operations of that stream, $(fmt "$w") ms apart" "$hint"
         return 1
     fi
+    kept_time "$fig" "$v" "$w"
     same_gpu_time "$v" "$w" || say_fail \
         "$fig = the GPU's time between those two events, $(fmt "$w") ms (within 0.5% + 0.02 ms)" \
         "$fig = $v" "$hint"

@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# checks.bats -- the shared helpers of the labs' checkers (lib/checks.bash)
+# that decide timing verdicts: the same interval measured twice, and the
+# bounded second chance. No GPU: a stand-in program prints what a lab would.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+    LAB_ID=00-test PROG=fake
+    BATS_TEST_DIRNAME_SAVED=$BATS_TEST_DIRNAME
+    # checks.bash finds the kit from the checker's folder
+    BATS_TEST_DIRNAME=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+    LAB_DIR=$BATS_TEST_TMPDIR/lab
+    mkdir -p "$LAB_DIR"
+    # shellcheck source=../lib/checks.bash
+    . "$BATS_TEST_DIRNAME/lib/checks.bash"
+    RUNS=$BATS_TEST_TMPDIR/runs
+    mkdir -p "$RUNS"
+    echo 0 >"$RUNS/build.rc"
+    # fake: prints "speed = N", N from the Nth line of $LAB_DIR/speeds (one
+    # line per run), and its arguments
+    cat >"$LAB_DIR/fake" <<'EOF'
+#!/usr/bin/env bash
+n=$(( $(cat "$(dirname "$0")/count" 2>/dev/null || echo 0) + 1 ))
+echo "$n" >"$(dirname "$0")/count"
+echo "  speed = $(sed -n "${n}p" "$(dirname "$0")/speeds")"
+echo "args: $*"
+echo "env: ${FAKE_ENV:-unset}"
+EOF
+    chmod +x "$LAB_DIR/fake"
+}
+
+# fast_enough RUN: the check under test: speed above 10
+fast_enough() {
+    local v
+    v=$(figure "$1" speed)
+    is_true 'v > 10' v="${v:-0}" || say_fail "speed above 10" "speed = $v" "go faster"
+}
+
+@test "rerun_lab runs the program again with the same arguments and environment" {
+    printf '1\n2\n' >"$LAB_DIR/speeds"
+    run_lab first --env FAKE_ENV=yes -- --size 3 "two words"
+    rerun_lab first second
+    run cat "$RUNS/second.out"
+    echo "$output"
+    [[ $output == *"speed = 2"* ]]
+    [[ $output == *"args: --size 3 two words"* ]]
+    [[ $output == *"env: yes"* ]]
+    [ "$(rc_of second)" = 0 ]
+}
+
+@test "a run with no arguments is run again with none" {
+    printf '1\n2\n' >"$LAB_DIR/speeds"
+    run_lab first --
+    rerun_lab first second
+    run cat "$RUNS/second.out"
+    [[ $output == *"args: "$'\n'* ]] || [[ $(grep '^args:' "$RUNS/second.out") == "args: " ]]
+    [ "$(grep '^env:' "$RUNS/second.out")" = "env: unset" ]
+}
+
+@test "second_chance passes at once, with no note, when the first run passes" {
+    printf '20\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    local out
+    out=$(second_chance main fast_enough 3>&1)
+    echo "$out"
+    [ -z "$out" ]
+    [ "$(cat "$LAB_DIR/count")" = 1 ]
+}
+
+@test "second_chance passes on a re-run and says so" {
+    printf '5\n20\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    local out
+    out=$(second_chance main fast_enough 3>&1)     # the note goes to bats' fd 3
+    echo "$out"
+    [[ $out == "@note: passed on re-run 1 of 2: the first run speed = 5"* ]]
+    [ "$(cat "$LAB_DIR/count")" = 2 ]
+}
+
+@test "second_chance gives up after two more runs and lists them all" {
+    printf '5\n6\n7\n99\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    run -1 second_chance main fast_enough
+    echo "$output"
+    [[ $output == *"seen:     speed = 5"* ]]
+    [[ $output == *"run 3 times in all"*"re-run 1: speed = 6; re-run 2: speed = 7"* ]]
+    [ "$(cat "$LAB_DIR/count")" = 3 ]
+}
+
+@test "same_gpu_time allows 0.5% + 0.02 ms and no more" {
+    same_gpu_time 10.05 10
+    same_gpu_time 9.93 10
+    run ! same_gpu_time 10.08 10
+    run ! same_gpu_time 10.46 10     # MB against MiB: 4.9% off
+    same_gpu_time 0.12 0.1
+    run ! same_gpu_time 0.13 0.1
+}
+
+@test "check_event_time holds a printed time against the events around its work" {
+    local fx="$BATS_TEST_DIRNAME_SAVED/trace-fixtures/events.trace"
+    cp "$fx" "$RUNS/ev.trace"
+    # the kernel [3, 7] lies between the events at 2.5 and 7.2 on stream 13
+    echo "  k_ms = 4.7" >"$RUNS/ev.out"
+    run -0 check_event_time ev kernel 1 k_ms "the kernel" 1 "hint"
+    echo "  k_ms = 4.0" >"$RUNS/ev.out"
+    run -1 check_event_time ev kernel 1 k_ms "the kernel" 1 "hint"
+    echo "$output"
+    [[ $output == *"k_ms = the GPU's time between those two events, 4.7 ms"* ]]
+    # the copy on stream 14 has no event after it
+    echo "  c_ms = 1" >"$RUNS/ev.out"
+    run -1 check_event_time ev h2d 1 c_ms "the copy" 1 "hint"
+    echo "$output"
+    [[ $output == *"seen:     an event before it, none after it"* ]]
+    # the second kernel's events enclose both kernels
+    echo "  k2_ms = 9.7" >"$RUNS/ev.out"
+    run -1 check_event_time ev kernel 2 k2_ms "the second kernel" 1 "hint"
+    echo "$output"
+    [[ $output == *"they enclose 2 operations of that stream, 9.7 ms apart"* ]]
+}
