@@ -231,7 +231,8 @@ if [[ $phases == *alone* ]] && [ "$alone" -gt 0 ]; then
     read -r n v f <<<"$(judge_solutions "${tags[@]}")"
     row "alone x $alone" "$n" "$v" "$f" - "$(( $(now) - t0 ))"
     med=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-    echo "   check-solutions alone: median $((med / 1000)).$(printf '%03d' $((med % 1000))) s (each: ${times[*]} ms)"
+    alone_line="check-solutions alone: median $((med / 1000)).$(printf '%03d' $((med % 1000))) s (each run, ms: ${times[*]})"
+    echo "   $alone_line"
 fi
 
 # ---------------------------------------------------------------- report
@@ -250,6 +251,7 @@ find "$OUT/wrong-runs" -type d -empty -delete 2>/dev/null
     echo "Shared GPU: $(nvidia-smi -L 2>/dev/null | head -n 1 | sed 's/ (UUID.*//')"
     printf '%-40s %8s %12s %10s %10s %8s\n' phase "kit runs" "lab verdicts" "false FAIL" "false PASS" "wall s"
     printf '%s\n' "${rows[@]}"
+    [ -n "${alone_line:-}" ] && echo "$alone_line"
     [ -n "$agree" ] && echo "$agree"
     if [ -s "$OUT/wrong.txt" ]; then echo; echo "Wrong verdicts:"; sed 's/^/  /' "$OUT/wrong.txt"; fi
 } | tee "$OUT/summary.txt"
