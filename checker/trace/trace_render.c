@@ -598,7 +598,11 @@ static int rows_fold(const struct lanes *L, const struct grid *g, size_t room, s
 				uint32_t a = L->v[first[r]].id;
 				size_t last = r + per - 1 > hi ? hi : r + per - 1;
 				uint32_t b = L->v[first[last]].id;
-				snprintf(R->label[merged[r]], sizeof R->label[0], "streams %u-%u", a, b);
+				if (a == b)
+					snprintf(R->label[merged[r]], sizeof R->label[0], "stream %u", a);
+				else
+					snprintf(R->label[merged[r]], sizeof R->label[0],
+						 "streams %u-%u", a, b);
 			} else if (!grouped) {
 				memmove(R->label[merged[r]], R->label[r], sizeof R->label[0]);
 			}

@@ -6,7 +6,8 @@
  * The result is a view: a struct trace that holds only the records inside
  * the windows, each cut at the window's edges, so that every command (draw,
  * export, summary, query) works on it unchanged. A record that crosses from
- * one window into another is cut into a piece per window.
+ * one window into another is cut into a piece per window; a copy cut at an
+ * edge keeps its share of the bytes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "trace.h"
@@ -327,6 +328,11 @@ static void cut_rec(struct trace *view, const struct rec *r, size_t *cap)
 		*o = *r;
 		o->start = a;
 		o->end = b;
+		/* a copy cut at an edge keeps its share of the bytes, as if it ran
+		 * at one rate: its bandwidth stays the whole copy's */
+		if (r->bytes && b - a < r->end - r->start)
+			o->bytes = (uint64_t)llround((double)r->bytes * (double)(b - a) /
+						    (double)(r->end - r->start));
 	}
 }
 
