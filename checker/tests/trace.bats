@@ -10,6 +10,9 @@
 #   H2D PINNED [5, 6.5] stream 14       empty kernel [6, 6]    stream 14
 #   D2H PINNED [7.5, 8.5] stream 13     D2H PAGEABLE [8, 9]    stream 14
 # host: nvtx outer [2.5, 9.5] > inner [3, 4], mark [4, 4]; 5 api calls.
+# windows.trace (the windows) and columns.trace (glyphs sharing a column)
+# say their own intervals in their comments; replays/ are the labs' own
+# solutions captured on the H200.
 
 bats_require_minimum_version 1.5.0
 
@@ -23,6 +26,8 @@ setup() {
 	ST="$KIT_ROOT/checker/trace/streamtrace"
 	FX="$BATS_TEST_DIRNAME/trace-fixtures"
 	B="$FX/basic.trace"
+	W="$FX/windows.trace"
+	RP="$BATS_TEST_DIRNAME/replays"
 }
 
 # expect WANT: compare $output with WANT, saying both on a mismatch.
@@ -32,6 +37,33 @@ expect() {
 		echo "got:      $output"
 		return 1
 	fi
+}
+
+# fits COLS ROWS: $output has at most ROWS lines, none wider than COLS.
+fits() {
+	local rows widest
+	rows=$(printf '%s\n' "$output" | wc -l)
+	widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' <<<"$output")
+	echo "$rows lines, widest $widest"
+	[ "$rows" -le "$2" ] && [ "$widest" -le "$1" ]
+}
+
+# traces: every fixture that loads, then every replay.
+traces() {
+	local f
+	for f in "$FX"/*.trace; do
+		case ${f##*/} in backwards.* | badheader.* | garbage.* | newer.*) continue ;; esac
+		echo "$f"
+	done
+	ls "$RP"/*/solution/*.trace
+}
+
+# lesson LAB: the TRACE_WINDOW of solutions/LAB/Makefile, one word a line.
+lesson() {
+	local line
+	line=$(sed -n 's/^TRACE_WINDOW := //p' "$KIT_ROOT/solutions/$1/Makefile" | sed 's/\\#/#/g')
+	eval "set -- $line"
+	[ $# -eq 0 ] || printf '%s\n' "$@"
 }
 
 # ---------------------------------------------------------------- counting
@@ -219,6 +251,22 @@ expect() {
 	[[ "$output" == *usage:* ]]
 }
 
+@test "a bad word is named, with the command's usage in one line" {
+	run -2 --separate-stderr "$ST" query "$B" count nonsense; echo "$stderr"
+	[[ "$stderr" == *'unknown selector "nonsense"'* ]]
+	[[ "$stderr" == *'usage: streamtrace query FILE QUESTION'* ]]
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 3 ]
+	run -2 --separate-stderr "$ST" query "$B" wibble h2d; echo "$stderr"
+	[[ "$stderr" == *'unknown question "wibble"'* ]]
+	run -2 --separate-stderr "$ST" timeline --frob "$B"; echo "$stderr"
+	[[ "$stderr" == *'unknown option "--frob"'* ]]
+	[[ "$stderr" == *'usage: streamtrace timeline [--width N]'* ]]
+	run -2 --separate-stderr "$ST" summary --width 5 "$B"; echo "$stderr"
+	[[ "$stderr" == *'--width takes 20..1000, not "5"'* ]]
+	run -2 --separate-stderr "$ST" svg "$B" "$W"; echo "$stderr"
+	[[ "$stderr" == *"not also \"$W\""* ]]
+}
+
 # ---------------------------------------------------------------- renderers
 
 @test "the timeline has a lane per stream and thread, an axis and a legend" {
@@ -264,11 +312,8 @@ expect() {
 
 @test "the JSON export is valid Chrome trace-event JSON with named tracks" {
 	command -v python3 >/dev/null || skip "python3 is not installed"
-	for f in basic known-h200 extras-h200 lab01-h200 streams16 truncated; do
-		run -0 --separate-stderr "$ST" json "$FX/$f.trace" -o "$BATS_TEST_TMPDIR/$f.json"
-		run -0 python3 -m json.tool "$BATS_TEST_TMPDIR/$f.json"
-	done
 	J="$BATS_TEST_TMPDIR/known-h200.json"
+	run -0 "$ST" json "$FX/known-h200.trace" -o "$J"
 	run -0 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -282,6 +327,103 @@ assert any(e["name"] == "host_work" for e in x)
 assert sum(1 for e in x if e["cat"] == "kernel") == 2
 assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in x)
 ' "$J"
+	echo "$output"
+}
+
+# json_ok FILE...: each is Chrome trace-event JSON: known phases and fields,
+# every track named, the streams' tracks in the timeline's order (default
+# first, then by id), slices on every track nested (none overlaps another
+# without lying inside it), NVTX only on host NVTX tracks; and a window's
+# JSON has nothing outside its window, whose edges a "window" slice marks.
+json_ok() {
+	python3 - "$@" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    assert isinstance(d, dict) and d["displayTimeUnit"] == "ns", path
+    ev, other = d["traceEvents"], d["otherData"]
+    names, sort, used, tracks = {}, {}, set(), {}
+    ns = lambda us: round(us * 1000)
+    for e in ev:
+        assert e["ph"] in ("M", "X", "i") and e["pid"] in (1, 2), e
+        assert isinstance(e["tid"], int) and isinstance(e["name"], str), e
+        k = (e["pid"], e["tid"])
+        if e["ph"] == "M":
+            assert e["name"] in ("process_name", "process_sort_index",
+                                 "thread_name", "thread_sort_index"), e
+            if e["name"] == "thread_name":
+                assert k not in names, ("two names", e)
+                names[k] = e["args"]["name"]
+            if e["name"] == "thread_sort_index":
+                sort[k] = e["args"]["sort_index"]
+            continue
+        assert isinstance(e["cat"], str) and e["ts"] >= 0, e
+        assert e["dur"] >= 0 if e["ph"] == "X" else e["s"] == "t", e
+        used.add(k)
+        if e["ph"] == "X":
+            tracks.setdefault(k, []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"]))
+        if e["cat"] == "nvtx":
+            assert e["pid"] == 2 and names[k].endswith(": NVTX"), e
+    assert not used - set(names), (path, "tracks without a name", used - set(names))
+    gpu = [n for _, n in sorted((sort[k], names[k]) for k in names if k[0] == 1)]
+    key = [(not n.startswith("default"), int(n.split()[-1])) for n in gpu]
+    assert key == sorted(key), (path, gpu)
+    for k, v in tracks.items():
+        v.sort(key=lambda s: (s[0], -s[1]))
+        stack = []
+        for a, b, n in v:
+            while stack and stack[-1][1] <= a:
+                stack.pop()
+            assert not stack or b <= stack[-1][1], (path, names[k], stack[-1], (a, b, n))
+            stack.append((a, b, n))
+    if "window_ms" in other:
+        lo, hi = ns(other["window_ms"][0][0] * 1000), ns(other["window_ms"][-1][1] * 1000)
+        for e in ev:
+            if e["ph"] != "M":
+                a = ns(e["ts"])
+                assert lo <= a and a + ns(e.get("dur", 0)) <= hi, (path, "outside", e)
+        w = sorted(t for k, v in tracks.items() if names[k] == "window" for t in v)
+        assert w[0][0] == lo and w[-1][1] == hi, (path, w, lo, hi)
+    print("ok", path, len(ev), "events", len(names), "tracks")
+PY
+}
+
+@test "every fixture's and replay's JSON, whole and windowed, is well formed and nests" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	local f n=0 files=()
+	for f in $(traces); do
+		n=$((n + 1))
+		"$ST" json "$f" -o "$BATS_TEST_TMPDIR/$n.json" 2>/dev/null
+		files+=("$BATS_TEST_TMPDIR/$n.json")
+		# a window: its first NVTX range, else its first millisecond
+		local r w
+		r=$("$ST" query "$f" list nvtx 2>/dev/null | awk -F'\t' 'NR == 1 { print $6 }')
+		w="--from 0 --to 1"
+		[ -z "$r" ] || w="--window nvtx:$r#1"
+		"$ST" json "$f" $w -o "$BATS_TEST_TMPDIR/$n-w.json" 2>/dev/null
+		files+=("$BATS_TEST_TMPDIR/$n-w.json")
+	done
+	run -0 json_ok "${files[@]}"
+	echo "$output"
+	[ "$(grep -c '^ok ' <<<"$output")" -eq "${#files[@]}" ]
+}
+
+@test "the JSON of a window holds only the window, so Perfetto opens at it" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	# windows.trace, step#2 = [4, 6] ms: long_kernel cut to [4, 5.1], the
+	# event at 5.1, the range itself and other's piece [4, 5]
+	run -0 "$ST" json "$W" --window 'nvtx:step#2' -o "$BATS_TEST_TMPDIR/w.json"
+	run -0 python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+o, ev = d["otherData"], d["traceEvents"]
+print(o)
+assert o["window"] == "nvtx:step#2" and o["window_ms"] == [[4.0, 6.0]] and o["records"] == 4
+k = [e for e in ev if e.get("cat") == "kernel"]
+assert [(e["ts"], e["dur"]) for e in k] == [(4000.0, 1100.0)], k
+w = [e for e in ev if e.get("cat") == "window"]
+assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
+' "$BATS_TEST_TMPDIR/w.json"
 	echo "$output"
 }
 
@@ -301,8 +443,301 @@ assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in x)
 	run -0 "$ST" summary "$B"; echo "$output"
 	grep -Eq '^h2d +3 +4\.500000 +4\.500000$' <<<"$output"
 	grep -Eq '^H2D PINNED +2 +4000000 +2\.500000 +1\.600$' <<<"$output"
+	# stream 13 busy [3,7] + [7.5,8.5] = 5, others alongside [4,6.5] + [8,8.5]: 3/5
 	grep -Eq '^default +1 +0 +1 +2\.500000 0\.0000$' <<<"$output"
-	grep -q 'copy/kernel' <<<"$output"
+	grep -Eq '^stream 13 +1 +1 +0 +5\.000000 0\.6000$' <<<"$output"
+	# copy union [1,3]+[4,6.5]+[7.5,9] = 6 vs kernel [3,7]: 2.5; 2.5/6, 2.5/4
+	grep -Eq '^overlap +copy/kernel +2\.500000 ms: 0\.4167 of copy time, 0\.6250 of kernel time$' <<<"$output"
+	grep -Eq '^ +H2D/D2H +0\.000000 ms' <<<"$output"
+}
+
+@test "the summary of a window gives its overlap figures, wrapped at the width" {
+	cd "$FX"
+	# basic.trace in [3, 6.5]: kernel [3,7] cut to [3,6.5] (3.5) on 13; H2D
+	# [4,5] + [5,6.5] (2.5) and the empty kernel on 14. H2D inside the
+	# kernel: 2.5 = 1 of H2D time, 2.5/3.5 of kernel time. Stream 13 has 14
+	# alongside for 2.5 of 3.5; 14 all of it; (3.5 + 2.5) / 3.5 = 1.71 busy
+	# on average, 2 at most.
+	run -0 "$ST" summary --from 3 --to 6.5 --width 60 basic.trace; echo "$output"
+	fits 60 100
+	grep -q '^window     3 to 6.5 ms: 3.000000 to 6.500000 ms' <<<"$output"
+	grep -Eq '^kernel +2 +3\.500000 +3\.500000$' <<<"$output"
+	grep -Eq '^stream 13 +0 +1 +0 +3\.500000 0\.7143$' <<<"$output"
+	grep -Eq '^stream 14 +2 +1 +0 +2\.500000 1\.0000$' <<<"$output"
+	# wrapped under their label, the words all there
+	grep -Eq '^overlap +copy/kernel +2\.500000 ms: 1\.0000 of copy time,$' <<<"$output"
+	grep -Eq '^ {11}0\.7143 of kernel time$' <<<"$output"
+	local flat
+	flat=$(tr -s ' \n' '  ' <<<"$output")
+	[[ "$flat" == *"H2D/kernel 2.500000 ms: 1.0000 of H2D time, 0.7143 of kernel time"* ]]
+	[[ "$flat" == *"streams at most 2 busy at once; 1.71 on average while any is busy"* ]]
+}
+
+# ---------------------------------------------------------------- windows
+
+@test "a window keeps only the records inside it, cut at its edges" {
+	# step#2 = [4, 6]: long_kernel [2.1, 5.1] cut to [4, 5.1]; the event at
+	# 5.1; no runtime call starts or runs in it
+	run -0 "$ST" query "$W" list kernel --window 'nvtx:step#2'; echo "$output"
+	expect "$(printf '4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-')"
+	run -0 "$ST" query "$W" count event --window 'nvtx:step#2'; echo "$output"; expect 1
+	run -0 "$ST" query "$W" count api --window 'nvtx:step#2'; echo "$output"; expect 0
+	# other = [2, 5], on thread 200: the H2D [1.1, 2.1] cut to [2, 2.1],
+	# long_kernel to [2.1, 5]; ranges: other, step#1's [2, 3], step#2's [4, 5]
+	run -0 "$ST" query "$W" total kernel --window nvtx:other; echo "$output"; expect 2.900000
+	run -0 "$ST" query "$W" total h2d --window nvtx:other; echo "$output"; expect 0.100000
+	run -0 "$ST" query "$W" count nvtx --window nvtx:other; echo "$output"; expect 3
+	# a cut copy keeps its share of the bytes, 1000000 * 0.1 / 1, so its
+	# bandwidth stays the whole copy's: 100000 B / 100000 ns
+	run -0 "$ST" query "$W" bytes h2d --window nvtx:other; echo "$output"; expect 100000
+	run -0 "$ST" query "$W" bandwidth h2d --window nvtx:other; echo "$output"; expect 1.000
+	# the CUDA events around a record, from what is in the window: none
+	# before [4, 5.1] on stream 13, the one at 5.1 after it
+	run -0 "$ST" query "$W" events kernel --window 'nvtx:step#2'; echo "$output"
+	expect "$(printf '4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-\t-\t5.100000\t-\t-')"
+}
+
+@test "a name alone is every range so named, and a record across two is cut in two" {
+	# step = [1,3] [4,6] [8,9]: long_kernel [2.1, 5.1] is [2.1, 3] and [4, 5.1]
+	run -0 "$ST" query "$W" list kernel --window nvtx:step; echo "$output"
+	expect "$(printf '2.100000\t3.000000\t0.900000\tkernel\t13\tlong_kernel()\t-\t-\n4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-')"
+	run -0 "$ST" query "$W" total kernel --window nvtx:step; echo "$output"; expect 2.000000
+	# calls [1, 1.1] [1.1, 1.2] [8.1, 8.2] [8.3, 8.35] and the wait [8.4,
+	# 11.6] cut to [8.4, 9]; cudaMalloc [0, 1] only touches the first step
+	run -0 "$ST" query "$W" count api --window nvtx:step; echo "$output"; expect 5
+	# NAME* is every range whose name starts so: the same three steps
+	run -0 "$ST" query "$W" count kernel --window 'nvtx:st*'; echo "$output"; expect 2
+	# windows that overlap merge: step#1 [1, 3] and other [2, 5] are [1, 5]
+	run -0 "$ST" query "$W" list kernel --window 'nvtx:step#1' --window nvtx:other
+	echo "$output"
+	expect "$(printf '2.100000\t5.000000\t2.900000\tkernel\t13\tlong_kernel()\t-\t-')"
+}
+
+@test "#K picks one range, #last the last, and +gpu waits for the work it queued" {
+	# step#1 [1, 3]: the H2D and long_kernel's first piece
+	run -0 "$ST" query "$W" count gpu --window 'nvtx:step#1'; echo "$output"; expect 2
+	run -0 "$ST" query "$W" count gpu --window 'nvtx:step#last'; echo "$output"; expect 0
+	# the calls at 8.1 (correlation 5) and 8.3 (6) in step#3 queued
+	# late_kernel [9.5, 11] and the D2H [11, 11.5]: the window is [8, 11.5]
+	run -0 "$ST" query "$W" span gpu --window 'nvtx:step#last+gpu'; echo "$output"; expect 2.000000
+	run -0 "$ST" query "$W" list d2h --window 'nvtx:step#3+gpu'; echo "$output"
+	expect "$(printf '11.000000\t11.500000\t0.500000\tcopy\t14\tD2H\t2000000\tPINNED')"
+	# the wait [8.4, 11.6] is cut where the work ends
+	run -0 "$ST" query "$W" total api:cudaStreamSynchronize --window 'nvtx:step#3+gpu'
+	echo "$output"; expect 3.100000
+}
+
+@test "--from and --to cut at times in ms from the first record" {
+	# basic.trace [5, 8]: kernel [3,7] -> [5,7]; H2D [5,6.5]; the empty
+	# kernel at 6; D2H [7.5,8.5] -> [7.5,8]. H2D [4,5] and D2H [8,9] only
+	# touch it.
+	run -0 "$ST" query "$B" count gpu --from 5 --to 8; echo "$output"; expect 4
+	run -0 "$ST" query "$B" overlap h2d kernel --from 5 --to 8; echo "$output"
+	expect "1.500000 1.0000 0.7500"
+	run -0 "$ST" query "$B" bytes d2h --from 5 --to 8; echo "$output"; expect 2000000
+	# alone, --from runs to the end and --to from the start (windows.trace):
+	# late_kernel [9.5, 11] -> [10, 11] and the D2H; the H2D [1.1, 2.1] -> [1.1, 2]
+	run -0 "$ST" query "$W" count gpu --from 10; echo "$output"; expect 2
+	run -0 "$ST" query "$W" total kernel --from 10; echo "$output"; expect 1.000000
+	run -0 "$ST" query "$W" total h2d --to 2; echo "$output"; expect 0.900000
+	# the axis reads the same times: ticks from 5 ms on, nothing before
+	run -0 "$ST" timeline --color never --width 80 --from 5 --to 8 "$B"; echo "$output"
+	grep -Eq '^ +ms +5 ' <<<"$output"
+}
+
+@test "a window names what is wrong: an unknown range, #K out of range, a bad number" {
+	local cmd
+	for cmd in timeline summary svg json; do
+		run -2 --separate-stderr "$ST" $cmd "$W" --window nvtx:stepp; echo "$stderr"
+		[[ "$stderr" == *'nvtx:stepp: no NVTX range named "stepp" in '*'(its ranges: "step", "other", "queue")'* ]]
+		[[ "$stderr" == *$'\n''usage: --window nvtx:NAME'* ]]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 2 ] && [ -z "$output" ]
+	done
+	run -2 --separate-stderr "$ST" query "$W" count gpu --window 'nvtx:step#4'; echo "$stderr"
+	[[ "$stderr" == *'nvtx:step#4: there are only 3 ranges named "step"'* ]]
+	run -2 --separate-stderr "$ST" timeline "$W" --window 'nvtx:step#0'; echo "$stderr"
+	[[ "$stderr" == *'nvtx:step#0: #K counts the ranges from #1; or #last'* ]]
+	run -2 --separate-stderr "$ST" timeline "$W" --window 'nvtx:step#x'; echo "$stderr"
+	[[ "$stderr" == *'nvtx:step#x: #K counts'* ]]
+	run -2 --separate-stderr "$ST" timeline "$W" --window 'nvtx:st*#9'; echo "$stderr"
+	[[ "$stderr" == *'there are only 3 ranges starting with "st"'* ]]
+	run -2 --separate-stderr "$ST" timeline "$W" --window kernel:long; echo "$stderr"
+	[[ "$stderr" == *'kernel:long: a window is an NVTX range'* ]]
+	run -2 --separate-stderr "$ST" timeline "$B" --window nvtx:nosuch; echo "$stderr"
+	[[ "$stderr" == *'(its ranges: "outer", "inner", "mark")'* ]]
+	run -2 --separate-stderr "$ST" timeline "$FX/streams16.trace" --window nvtx:x; echo "$stderr"
+	[[ "$stderr" == *'(it has no NVTX ranges)'* ]]
+	run -2 --separate-stderr "$ST" summary "$B" --from 12x; echo "$stderr"
+	[[ "$stderr" == *'--from: "12x" is not a time in ms'* ]]
+	run -2 --separate-stderr "$ST" summary "$B" --to -1; echo "$stderr"
+	[[ "$stderr" == *'--to: "-1" is not a time in ms'* ]]
+	run -2 --separate-stderr "$ST" summary "$B" --from 5 --to 3; echo "$stderr"
+	[[ "$stderr" == *'--to: "3" is not after --from'* ]]
+	run -2 --separate-stderr "$ST" summary "$B" --from 9.5; echo "$stderr"
+	[[ "$stderr" == *'--from: "9.5" is at or after the trace'* ]]
+	run -2 --separate-stderr "$ST" summary "$B" --window nvtx:outer --from 3; echo "$stderr"
+	[[ "$stderr" == *'not both'* ]]
+	run -2 --separate-stderr "$ST" query "$B" count gpu --window; echo "$stderr"
+	[[ "$stderr" == *'--window: needs a value'* ]]
+}
+
+@test "--window works on every NVTX range of every fixture and replay, in every command" {
+	# plain calls, not `run`: a hundred of them must stay quick
+	local f r cmd n=0 first
+	for f in $(traces); do
+		first=1
+		while IFS= read -r r; do
+			"$ST" timeline --width 100 "$f" --window "nvtx:$r#last" >/dev/null ||
+				{ echo "timeline $f --window nvtx:$r#last failed"; return 1; }
+			"$ST" query "$f" count gpu --window "nvtx:$r" >/dev/null ||
+				{ echo "query $f --window nvtx:$r failed"; return 1; }
+			n=$((n + 1))
+			[ "$first" ] || continue
+			first=
+			for cmd in summary svg json; do
+				"$ST" $cmd "$f" --window "nvtx:$r#1" >/dev/null ||
+					{ echo "$cmd $f --window nvtx:$r#1 failed"; return 1; }
+			done
+		done < <("$ST" query "$f" list nvtx 2>/dev/null | cut -f6 | sort -u)
+		"$ST" timeline --width 100 "$f" --from 0 --to 1 >/dev/null 2>&1 ||
+			{ echo "timeline $f --from 0 --to 1 failed"; return 1; }
+	done
+	echo "$n ranges drawn as windows"
+	[ "$n" -ge 20 ]
+}
+
+@test "where kinds share a column the busier one shows, and a kernel is never hidden" {
+	# columns.trace at 30 columns is one ms a column: see its comment
+	run -0 "$ST" timeline --color never --width 30 "$FX/columns.trace"; echo "$output"
+	grep -qx 'stream 13 |>< #             >|' <<<"$output"
+	# lab 05's whole run: each of the 16 streams' kernels shows, though a
+	# column of the pipelined runs also holds both copies of a chunk
+	run -0 "$ST" timeline --color never --width 100 "$RP/05-overlap/solution/r.trace"
+	echo "$output"
+	[ "$(grep -Ec '^ *stream [0-9]+ \|.*#' <<<"$output")" -eq 16 ]
+}
+
+@test "streams that do not fit the height fold into shared rows" {
+	# streams16.trace at 12 lines: header, axis (2), legend, scale leave 7
+	# rows for 16 streams: 3 a row, the last alone
+	F="$FX/streams16.trace"
+	run -0 "$ST" timeline --color never --width 60 --height 12 "$F"; echo "$output"
+	fits 60 12
+	grep -q '^streams 101-103 |' <<<"$output"
+	grep -q '^streams 113-115 |' <<<"$output"
+	grep -q '^     stream 116 |' <<<"$output"
+	grep -q '"streams A-B": drawn as one row' <<<"$output"
+	# 30 streams that drew the very same row share it, with a count
+	awk 'BEGIN { print "streamtrace 1"
+		for (i = 1; i <= 30; i++) printf "kernel\t0\t1000000\t%d\t1,1,1\t32,1,1\t%d\tk\n", 100 + i, i
+		print "end\t30\t0" }' >"$BATS_TEST_TMPDIR/same.trace"
+	run -0 "$ST" timeline --color never --width 60 --height 12 "$BATS_TEST_TMPDIR/same.trace"
+	echo "$output"
+	grep -q '^stream 101 x30 |#*|$' <<<"$output"
+	grep -q '"xN": N streams drew the same row' <<<"$output"
+	# with room for all, no row is shared
+	run -0 "$ST" timeline --color never --width 60 --height 40 "$F"; echo "$output"
+	[ "$(grep -c '^ *stream 1[01][0-9] |' <<<"$output")" -eq 16 ]
+}
+
+@test "the SVG of two windows draws them side by side, one dashed gap between" {
+	F="$RP/03-pinned-memory/solution/r.trace"
+	run -0 "$ST" svg "$F" --window nvtx:async_pageable --window nvtx:async_pinned \
+		-o "$BATS_TEST_TMPDIR/w.svg"
+	if command -v python3 >/dev/null; then
+		run -0 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
+			"$BATS_TEST_TMPDIR/w.svg"
+	fi
+	run -0 cat "$BATS_TEST_TMPDIR/w.svg"
+	[ "$(grep -c 'stroke-dasharray' <<<"$output")" -eq 1 ]
+	grep -q 'nvtx:async_pageable, nvtx:async_pinned' <<<"$output"
+	grep -q '>cudaMemcpyAsync<' <<<"$output"
+	grep -q '>calls<' <<<"$output"
+}
+
+# ---------------------------------------------------------------- the labs' lessons
+
+@test "each lab's lesson, and its whole run, fit 120 columns and 40 lines" {
+	local f lab args
+	for f in "$RP"/*/solution/*.trace; do
+		lab=${f#"$RP"/}
+		lab=${lab%%/*}
+		mapfile -t args < <(lesson "$lab")
+		echo "$lab: ${args[*]:-the whole run}"
+		COLUMNS=120 run -0 "$ST" timeline --color never "${args[@]}" "$f"; echo "$output"
+		fits 120 40
+		COLUMNS=120 run -0 "$ST" timeline --color never "$f"
+		fits 120 40
+	done
+}
+
+@test "lab 05's lesson: the last sequential and pipelined runs side by side at one scale" {
+	# read off r.trace: the last "pipelined" range holds 16 H2D, 16 kernels
+	# and 16 D2H on 16 streams, none across its edges; the last "sequential"
+	# one H2D, kernel and D2H on the default stream
+	F="$RP/05-overlap/solution/r.trace"
+	mapfile -t args < <(lesson 05-overlap)
+	[ "${args[*]}" = "--window nvtx:sequential#last --window nvtx:pipelined#last" ]
+	run -0 "$ST" query "$F" count kernel --window 'nvtx:pipelined#last'; echo "$output"; expect 16
+	run -0 "$ST" query "$F" count copy --window 'nvtx:pipelined#last'; echo "$output"; expect 32
+	run -0 "$ST" query "$F" streams kernel --window 'nvtx:pipelined#last'; echo "$output"
+	[ "${#lines[@]}" -eq 16 ]
+	run -0 "$ST" query "$F" streams gpu --window 'nvtx:sequential#last'; echo "$output"
+	expect "7 default"
+	COLUMNS=120 run -0 "$ST" timeline --color never "${args[@]}" "$F"; echo "$output"
+	# every stream shows its copies and its kernel
+	[ "$(grep -Ec '^ *stream [0-9]+ \|.*>.*#.*<' <<<"$output")" -eq 16 ]
+	grep -Eq '^ *default \|>+#+<+ +\|$' <<<"$output"
+	# the speedup as width: sequential 16.06 ms, pipelined 6.98 ms
+	local row seq pipe
+	row=$(grep '^ *thread 1 |' <<<"$output")
+	seq=$(grep -o '\[sequential-*' <<<"$row" | awk '{ print length($0) }')
+	pipe=$(grep -o '\[pipelined-*\]' <<<"$row" | awk '{ print length($0) }')
+	echo "sequential $seq columns, pipelined $pipe"
+	awk -v s="$seq" -v p="$pipe" 'BEGIN { exit !(s / p > 2.1 && s / p < 2.5) }'
+}
+
+@test "lab 03's lesson: the pageable call blocks for its copy, the pinned one returns at once" {
+	# read off r.trace: cudaMemcpyAsync in async_pageable [..429650441,
+	# ..459879451] = 30229010 ns, in async_pinned [..859599311,
+	# ..859606918] = 7607 ns; each range holds its one 256 MiB H2D
+	F="$RP/03-pinned-memory/solution/r.trace"
+	mapfile -t args < <(lesson 03-pinned-memory)
+	run -0 "$ST" query "$F" durations api:cudaMemcpyAsync "${args[@]}"; echo "$output"
+	expect "$(printf '30.229010\n0.007607')"
+	run -0 "$ST" query "$F" list copy "${args[@]}"; echo "$output"
+	[[ "${lines[0]}" == *$'\tH2D\t268435456\tPAGEABLE' && "${lines[1]}" == *$'\tH2D\t268435456\tPINNED' ]]
+	COLUMNS=120 run -0 "$ST" timeline --color never "${args[@]}" "$F"; echo "$output"
+	grep -Eq '^ *calls \|\[cudaMemcpyAsync\.+:\[cudaStreamSyn' <<<"$output"
+	grep -Eq '^ *stream 13 \|>+:>+\|$' <<<"$output"
+}
+
+@test "lab 04's lesson: the consumer on one stream runs after the producer on the other" {
+	# read off r.trace: "dependency" [..973616636, ..973660273] queues
+	# producer_kernel on 13 [..973633234, ..981055057] and consumer_kernel
+	# on 14 [..981057329, ..981061009]: only +gpu reaches the consumer
+	F="$RP/04-events/solution/r.trace"
+	mapfile -t args < <(lesson 04-events)
+	[ "${args[*]}" = "--window nvtx:dependency+gpu" ]
+	run -0 "$ST" query "$F" count kernel --window nvtx:dependency; echo "$output"; expect 1
+	run -0 "$ST" query "$F" streams kernel "${args[@]}"; echo "$output"
+	expect "$(printf '13 created\n14 created')"
+	run -0 "$ST" query "$F" order kernel:producer kernel:consumer "${args[@]}"; echo "$output"
+	expect before
+	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.427775
+}
+
+@test "labs 01 and 02: the host's calls against the GPU's work" {
+	F="$RP/01-sync-copy/solution/r.trace"
+	[ -z "$(lesson 01-sync-copy)" ]
+	COLUMNS=120 run -0 "$ST" timeline --color never "$F"; echo "$output"
+	grep -Eq '^thread 1 calls \|\[cudaMemcpy\.' <<<"$output"
+	F="$RP/02-async-copy/solution/r.trace"
+	mapfile -t args < <(lesson 02-async-copy)
+	COLUMNS=120 run -0 "$ST" timeline --color never "${args[@]}" "$F"; echo "$output"
+	grep -Eq '^ *thread 1 \|.*\[cpu_work-+\[wait-+' <<<"$output"
+	grep -Eq '^ *calls \|.*\[cudaStreamSynchronize' <<<"$output"
+	grep -Eq '^ *stream 13 \|>+#+<+\|$' <<<"$output"
 }
 
 # ---------------------------------------------------------------- real traces
