@@ -265,6 +265,10 @@ lesson() {
 	[[ "$stderr" == *'--width takes 20..1000, not "5"'* ]]
 	run -2 --separate-stderr "$ST" svg "$B" "$W"; echo "$stderr"
 	[[ "$stderr" == *"not also \"$W\""* ]]
+	# help says it all, windows too, in 90 columns
+	run -0 "$ST" help; echo "$output"
+	[[ "$output" == *"--window nvtx:NAME#K+gpu"* && "$output" == *"--from MS --to MS"* ]]
+	fits 90 40
 }
 
 # ---------------------------------------------------------------- renderers

@@ -47,12 +47,12 @@ static const char usage_text[] =
 	"selectors: kernel kernel:SUBSTR h2d d2h d2d copy memset gpu sync\n"
 	"           sync:stream|event|context|wait api api:NAME api:PREFIX* nvtx nvtx:NAME event\n"
 	"memory kinds (--mem): PAGEABLE PINNED DEVICE MANAGED (for copies, the host side)\n"
-	"WINDOW: only that time, records cut at its edges (times in ms from the first record):\n"
-	"  --window nvtx:NAME          every NVTX range so named (nvtx:NAME* : named NAME...)\n"
+	"WINDOW: only that time, records cut at its edges (ms from the first record)\n"
+	"  --window nvtx:NAME          every NVTX range named NAME (NAME*: starting so)\n"
 	"  --window nvtx:NAME#K        the K-th of them (#1 the first), or #last\n"
-	"  --window nvtx:NAME#K+gpu    ...until the GPU work queued in the range is done\n"
+	"  --window nvtx:NAME#K+gpu    and on until the GPU work queued in it is done\n"
 	"  --window A --window B       both, side by side at one scale\n"
-	"  --from MS --to MS           a time range (either one alone: from the start, to the end)\n"
+	"  --from MS --to MS           two times (alone: from the start, to the end)\n"
 	"format: see checker/trace/FORMAT.md\n";
 
 /* Each command's line of usage, for a mistake in its command line. */
