@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# gpu-class.sh -- on a GPU node: make the test class (make-test-class.sh),
+# grade it with JOBS submissions at once on the one GPU, check every verdict
+# against expected.tsv, and print one table.
+#
+#   checker/grade/gpu-class.sh [-j JOBS] [-o DIR] [--serial]
+#
+# JOBS default 8. DIR (default build/gpu-class) gets class/ (submissions,
+# expected.tsv), graded/ (gradebook, reports, every lab's checker output),
+# verdicts.txt and summary.txt (the table). --serial also grades the class
+# one submission at a time and compares the two gradebooks' verdicts (every
+# lab's status and every check's pass/fail/skip). Run as root, so that the
+# submissions run sandboxed (the class has a fork bomb and a program that
+# writes into the kit). Exit status 0 when every verdict is right.
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KIT="$(cd "$HERE/../.." && pwd)"
+
+jobs=8 dir=$KIT/build/gpu-class serial=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        -j) jobs=$2; shift ;;
+        -o) dir=$2; shift ;;
+        --serial) serial=1 ;;
+        *) echo "usage: gpu-class.sh [-j JOBS] [-o DIR] [--serial]" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ "$(id -u)" = 0 ] || echo "gpu-class.sh: not root: the submissions will run unsandboxed, and the escape case will not hold" >&2
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+[ -n "$device" ] || echo "gpu-class.sh: no GPU here: every GPU verdict will be 'not graded'" >&2
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+
+"$HERE/make-test-class.sh" "$dir/class" || exit 1
+n=$(ls "$dir/class/submissions" | wc -l)
+
+# grade_class JOBS OUT: grade the class; print its wall time in seconds.
+grade_class() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$HERE/grade" -j "$1" -o "$2" "$dir/class/submissions" >"$2.log" 2>&1
+    t1=$(date +%s.%N)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }'
+}
+
+echo "gpu-class.sh: grading $n submissions with JOBS=$jobs on ${device:-no GPU} (log: $dir/graded.log)"
+wall=$(grade_class "$jobs" "$dir/graded")
+"$HERE/check-verdicts" "$dir/graded" "$dir/class/expected.tsv" >"$dir/verdicts.txt"
+ok=$?
+cat "$dir/verdicts.txt"
+right=$(sed -n 's/^check-verdicts: \([0-9]*\) of \([0-9]*\) verdicts right, \([0-9]*\) wrong.*/\1 \2 \3/p' "$dir/verdicts.txt")
+read -r nright _ nwrong <<<"${right:-0 0 0}"
+
+same=""
+if [ "$serial" = 1 ]; then
+    echo "gpu-class.sh: grading again, one at a time (log: $dir/serial.log)"
+    swall=$(grade_class 1 "$dir/serial")
+    # the verdict columns: status and every check (not score's rounding or why)
+    cols() { python3 -c 'import csv,sys
+for r in csv.reader(open(sys.argv[1])): print(",".join(r[:3] + r[9:]))' "$1"; }
+    if diff <(cols "$dir/graded/gradebook.csv") <(cols "$dir/serial/gradebook.csv") >"$dir/serial.diff"; then
+        same="same verdicts as one at a time (${swall} s serial)"
+    else
+        same="DIFFERENT verdicts from one at a time: $(grep -c '^[<>]' "$dir/serial.diff") lines (serial.diff)"
+        ok=1
+    fi
+fi
+
+labs=$(($(wc -l <"$dir/graded/gradebook.csv") - 1))
+graded=$(grep -vc ',missing,' <(cut -d, -f1-4 "$dir/graded/gradebook.csv"))
+{
+    echo
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' device JOBS submissions "labs checked" \
+        "verdicts right / wrong" "wall time" "submissions per minute"
+    echo "|---|---|---|---|---|---|---|"
+    printf '| %s | %d | %d | %d (of %d rows) | %d / %d | %d:%02d | %s |\n' "${device:-no GPU}" "$jobs" "$n" \
+        $((graded - 1)) "$labs" "$nright" "$nwrong" $((wall / 60)) $((wall % 60)) \
+        "$(awk -v n="$n" -v w="$wall" 'BEGIN { printf "%.1f", w > 0 ? 60 * n / w : 0 }')"
+    [ -n "$same" ] && echo && echo "--serial: $same"
+} | tee "$dir/summary.txt"
+exit "$ok"

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# make-test-class.sh -- a class of submissions whose right verdicts are known.
+#
+#   checker/grade/make-test-class.sh DIR [LABS]
+#
+# Writes DIR/submissions/ (one entry per student) and DIR/expected.tsv, the
+# verdict every lab of every submission must get, on a GPU and without one.
+# LABS (ids or numbers, "01,05") limits the mutants to those labs; the
+# submissions that exercise the grader itself are always made.
+#
+#   solution, solution-flat.tar.gz, solution-git.bundle   every solution, in
+#       three forms and layouts: every lab passes
+#   starter                 every starter: every lab fails
+#   mut-ID-NAME             lab ID's solution with mutant NAME applied: the
+#                           lab fails the check the patch names
+#   hang, crash, no-compile a run that never ends, a segfault, a syntax error
+#   edits-verify            lab 05 computes wrong, and its verify() says right
+#   prints-result           lab 01 computes wrong, and prints RESULT by hand
+#   ships-checker           lab 02's starter with a checker, common/ and a
+#                           Makefile that pass everything
+#   escape                  lab 01 writes into the kit's checker and /tmp
+#   fork-bomb               lab 01 forks without end
+#   nothing                 no lab file at all
+#
+# expected.tsv: student, lab, verdict on a GPU, the check that must fail
+# ("-" for any), verdict without a GPU (check-verdicts compares).
+set -eu
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KIT="$(cd "$HERE/../.." && pwd)"
+. "$HERE/lib.bash"
+
+[ $# -ge 1 ] || { echo "usage: make-test-class.sh DIR [LABS]" >&2; exit 2; }
+out=$1
+mut_labs=$(resolve_labs "$KIT" "${2:-}")
+all_labs=$(kit_labs "$KIT")
+subs="$out/submissions"
+rm -rf "$subs" "$out/expected.tsv"
+mkdir -p "$subs"
+exp="$out/expected.tsv"
+printf 'student\tlab\tverdict\tcheck\tverdict_without_gpu\n' >"$exp"
+
+die() { echo "make-test-class.sh: $*" >&2; exit 1; }
+prog() { kit_prog "$KIT" "$1"; }
+lab_of() { resolve_labs "$KIT" "$1"; }
+
+# expect STUDENT LAB VERDICT CHECK NOGPU: one line of expected.tsv. A lab of
+# the student not named is expected missing (see finish).
+expect() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$exp"; }
+
+# finish STUDENT: every lab not expected yet is missing from the submission.
+finish() {
+    local id
+    for id in $all_labs; do
+        grep -q "^$1	$id	" "$exp" || expect "$1" "$id" missing - missing
+    done
+}
+
+# put DIR ID FILE: FILE as lab ID's file in DIR/labs/ID/.
+put() {
+    mkdir -p "$1/labs/$2"
+    cp "$3" "$1/labs/$2/$(prog "$2").cu"
+}
+
+# mutant ID PATCH FILE: lab ID's solution with PATCH applied, into FILE.
+mutant() {
+    local t
+    t=$(mktemp -d)
+    cp "$KIT/solutions/$1/$(prog "$1").cu" "$t/"
+    patch -s -p1 -d "$t" <"$2" >/dev/null || die "$2 does not apply"
+    cp "$t/$(prog "$1").cu" "$3"
+    rm -rf "$t"
+}
+
+# edit FILE AWK-ARGS...: rewrite FILE with awk; it must change.
+edit() {
+    local f=$1 t
+    shift
+    t=$(mktemp)
+    awk "$@" "$f" >"$t"
+    cmp -s "$f" "$t" && die "the edit of $(basename "$f") changed nothing: the lab's code moved on"
+    mv "$t" "$f"
+}
+
+# insert FILE REGEX CODE [after]: CODE before (after) the first line matching REGEX.
+insert() {
+    RE=$2 CODE=$3 AFTER=${4:-} edit "$1" '
+        !done && $0 ~ ENVIRON["RE"] {
+            if (ENVIRON["AFTER"] != "") print
+            print ENVIRON["CODE"]
+            if (ENVIRON["AFTER"] == "") print
+            done = 1; next }
+        { print }'
+}
+
+expected_check() { sed -n '1,5s/^# expect: //p' "$1"; }
+
+# ------------------------------------------------------------ the solutions
+
+s="$subs/solution"
+for id in $all_labs; do
+    put "$s" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+    expect solution "$id" pass - "not graded"
+done
+
+t=$(mktemp -d)
+mkdir "$t/my-labs"
+for id in $all_labs; do
+    cp "$KIT/solutions/$id/$(prog "$id").cu" "$t/my-labs/"
+    expect solution-flat "$id" pass - "not graded"
+done
+tar -czf "$subs/solution-flat.tar.gz" -C "$t" my-labs
+rm -rf "$t"
+
+if command -v git >/dev/null; then
+    t=$(mktemp -d)
+    for id in $all_labs; do
+        put "$t" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+        expect solution-git "$id" pass - "not graded"
+    done
+    git -C "$t" init -q
+    git -C "$t" add -A
+    git -C "$t" -c user.name=student -c user.email=student@example.org commit -q -m labs
+    git -C "$t" bundle create -q "$subs/solution-git.bundle" HEAD 2>/dev/null ||
+        git -C "$t" bundle create "$subs/solution-git.bundle" HEAD >/dev/null 2>&1
+    rm -rf "$t"
+fi
+
+for id in $all_labs; do
+    put "$subs/starter" "$id" "$KIT/labs/$id/$(prog "$id").cu"
+    expect starter "$id" fail - "not graded"
+done
+
+# ------------------------------------------------------------ the mutants
+
+for id in $mut_labs; do
+    for p in "$KIT/checker/mutants/$id"/*.patch; do
+        [ -f "$p" ] || continue
+        n="mut-$id-$(basename "$p" .patch)"
+        mkdir -p "$subs/$n"
+        mutant "$id" "$p" "$subs/$n/$(prog "$id").cu"
+        expect "$n" "$id" fail "$(expected_check "$p")" "not graded"
+        finish "$n"
+    done
+done
+
+# ------------------------------------------------------------ the grader's own cases
+
+# hang: lab 04 waits for a flag nobody sets, once it has a GPU.
+id=$(lab_of 04) f="$subs/hang/labs/$id/$(prog "$id").cu"
+put "$subs/hang" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+insert "$f" 'lab_pick_device\(\)' '    { volatile int ready = 0; while (!ready) { } }   /* a hang */' after
+expect hang "$id" fail "it runs to the end and exits 0" "not graded"
+finish hang
+
+# crash: lab 02 writes through a null pointer, once it has a GPU.
+id=$(lab_of 02) f="$subs/crash/labs/$id/$(prog "$id").cu"
+put "$subs/crash" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+insert "$f" 'lab_pick_device\(\)' '    { volatile int *nowhere = NULL; *nowhere = 1; }   /* a crash */' after
+expect crash "$id" fail "it runs to the end and exits 0" "not graded"
+finish crash
+
+# no-compile: lab 02 calls a function that does not exist.
+id=$(lab_of 02) f="$subs/no-compile/labs/$id/$(prog "$id").cu"
+put "$subs/no-compile" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+insert "$f" 'lab_pick_device\(\)' '    undeclared_helper(42);' after
+expect no-compile "$id" fail "the program builds without warnings" fail
+finish no-compile
+
+# edits-verify: lab 05 with a kernel that ignores the chunk offset (wrong
+# results), and a verify() that no longer says so. The digest still tells.
+id=$(lab_of 05) f="$subs/edits-verify/labs/$id/$(prog "$id").cu"
+p="$KIT/checker/mutants/$id/kernel-without-offset.patch"
+mkdir -p "$(dirname "$f")"
+mutant "$id" "$p" "$f"
+edit "$f" '/^static size_t verify\(/ { inv = 1 }
+           inv && /return m\.bad;/ { sub(/return m\.bad;/, "return 0;   /* every element is fine, trust me */"); inv = 0 }
+           { print }'
+expect edits-verify "$id" fail "$(expected_check "$p")" "not graded"
+finish edits-verify
+
+# prints-result: lab 01 with too few blocks (wrong results), printing the
+# verdict line and a digest by hand instead of checking.
+id=$(lab_of 01) f="$subs/prints-result/labs/$id/$(prog "$id").cu"
+p="$KIT/checker/mutants/$id/too-few-blocks.patch"
+mkdir -p "$(dirname "$f")"
+mutant "$id" "$p" "$f"
+edit "$f" '/bad = scramble_verify\(/ {
+               print "    bad = 0;"
+               print "    printf(\"  digest_out = 0123456789abcdef\\nRESULT: verified all %zu elements\\n\", (size_t)n);"
+               next }
+           { print }'
+expect prints-result "$id" fail "$(expected_check "$p")" "not graded"
+finish prints-result
+
+# ships-checker: lab 02's starter, with a checker, common/ and a Makefile of
+# its own that pass everything. Grading uses the kit's.
+id=$(lab_of 02) d="$subs/ships-checker"
+put "$d" "$id" "$KIT/labs/$id/$(prog "$id").cu"
+mkdir -p "$d/checker/lib" "$d/common"
+for b in "$KIT"/checker/[0-9][0-9]-*.bats; do
+    sed 's/^\(@test ".*" {\)$/\1 true; }\nnever_run() {/' "$b" >"$d/checker/$(basename "$b")"
+done
+printf 'say_fail() { return 0; }\nneed_run() { return 0; }\n' >"$d/checker/lib/checks.bash"
+cp "$KIT/common/lab.h" "$d/common/" && echo '#define LAB_EXIT_FAIL 0' >>"$d/common/lab.h"
+printf 'all:\n\t@true\ncheck:\n\t@echo all checks pass\n' >"$d/Makefile"
+expect ships-checker "$id" fail - "not graded"
+finish ships-checker
+
+# escape: lab 01, before anything else, appends to the kit's checks.bash (a
+# say_fail that passes) and writes to /tmp; lab 02 is the starter, which
+# must still fail. The kit is read-only to the sandbox user.
+id=$(lab_of 01) f="$subs/escape/labs/$id/$(prog "$id").cu"
+put "$subs/escape" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+put "$subs/escape" "$(lab_of 02)" "$KIT/labs/$(lab_of 02)/$(prog "$(lab_of 02)").cu"
+insert "$f" '^#include "lab.h"' '#include <unistd.h>'
+insert "$f" 'lab_parse_options\(' '    {   /* try to write where a lab program must not */
+        char self[4096];
+        ssize_t k = readlink("/proc/self/exe", self, sizeof self - 64);
+        char *slash = k > 0 ? (self[k] = 0, strrchr(self, '"'"'/'"'"')) : NULL;
+        FILE *w;
+        if (slash != NULL) {
+            strcpy(slash, "/../../checker/lib/checks.bash");
+            if ((w = fopen(self, "a")) != NULL) {
+                fputs("\nsay_fail() { return 0; }\nneed_run() { return 0; }\n", w);
+                fclose(w);
+            }
+        }
+        if ((w = fopen("/tmp/cuda-stream-labs-escape.txt", "w")) != NULL) {
+            fputs("written by a lab program\n", w);
+            fclose(w);
+        }
+    }'
+expect escape "$id" pass - "not graded"
+expect escape "$(lab_of 02)" fail - "not graded"
+finish escape
+
+# fork-bomb: lab 01 forks without end once it has parsed its options (its
+# main and no-device runs hang; the process limit holds the bomb).
+id=$(lab_of 01) f="$subs/fork-bomb/labs/$id/$(prog "$id").cu"
+put "$subs/fork-bomb" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+insert "$f" '^#include "lab.h"' '#include <unistd.h>'
+insert "$f" 'lab_parse_options\(' '    for (;;) (void)fork();   /* a fork bomb */' after
+expect fork-bomb "$id" fail "it runs to the end and exits 0" fail
+finish fork-bomb
+
+# nothing: a folder with no lab file in it.
+mkdir -p "$subs/nothing/notes"
+echo "I did not get to the labs." >"$subs/nothing/notes/README.txt"
+finish nothing
+
+echo "make-test-class.sh: $(ls "$subs" | wc -l) submissions in $subs, $(($(wc -l <"$exp") - 1)) expected verdicts in $exp"
