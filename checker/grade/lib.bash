@@ -65,12 +65,19 @@ prepare_kit() {
         mkdir -p "$dest/labs/$id"
         cp -a "$src/labs/$id/Makefile" "$dest/labs/$id/"
     done
-    # the tools, built once here: a sandboxed checker cannot write to the kit
-    make --no-print-directory -C "$dest" tools >"$dest/tools-build.log" 2>&1 || {
+    # the tools (every checker/*/Makefile), built once here: a sandboxed
+    # checker cannot write to the kit
+    local t ok=1
+    make --no-print-directory -C "$dest" tools >"$dest/tools-build.log" 2>&1 || ok=0
+    for t in "$dest"/checker/*/Makefile; do
+        [ -f "$t" ] || continue
+        make --no-print-directory -C "$(dirname "$t")" >>"$dest/tools-build.log" 2>&1 || ok=0
+    done
+    if [ "$ok" = 0 ]; then
         echo "grade: the kit's tools did not build (log: $dest/tools-build.log):" >&2
         tail -n 5 "$dest/tools-build.log" >&2
         return 1
-    }
+    fi
     chmod -R go-w,a+rX "$dest"
 }
 
