@@ -10,25 +10,25 @@
  *   sync_copy.cu:42: CUDA error cudaErrorInvalidValue: invalid argument
  *     in cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost)
  *
- * Exit codes shared by every lab program: 0 ran and verified, 1 wrong results
- * or a CUDA error, 2 bad command line, 77 no usable CUDA device (the "skip" code
- * of automake and of the checker).
+ * The exit codes (0, 1, 2, 77) are in options.h.
  */
 #ifndef LAB_CHECK_H
 #define LAB_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <dlfcn.h>
 #include <cuda_runtime.h>
 
-#define LAB_EXIT_OK       0
-#define LAB_EXIT_FAIL     1
-#define LAB_EXIT_USAGE    2
-#define LAB_EXIT_NODEVICE 77
+#include "options.h"
+
+/* A function that never returns: the compiler then knows the code after a
+ * call to it is never reached. */
+#define LAB_NORETURN __attribute__((noreturn))
 
 /* Report a failed CUDA call and exit 1. Used by the macros below. */
-static inline void lab_cuda_fail(cudaError_t err, const char *expr,
-                                 const char *file, int line)
+LAB_NORETURN static inline void lab_cuda_fail(cudaError_t err, const char *expr,
+                                              const char *file, int line)
 {
     fprintf(stderr, "%s:%d: CUDA error %s: %s\n  in %s\n", file, line,
             cudaGetErrorName(err), cudaGetErrorString(err), expr);
@@ -44,9 +44,10 @@ static inline void lab_cuda_fail(cudaError_t err, const char *expr,
 
 /*
  * After every <<<>>>: catches errors of the launch itself (too many threads,
- * bad configuration). A fault *inside* the kernel (out-of-bounds access) is
- * only reported by the next call that waits for the GPU, e.g. a cudaMemcpy or
- * cudaDeviceSynchronize -- which is why those are checked too.
+ * bad configuration). A fault *inside* the kernel (out-of-bounds access) may
+ * be reported by any later CUDA call; only a call that waits for the kernel
+ * (cudaDeviceSynchronize, cudaStreamSynchronize, a cudaMemcpy after it) is
+ * sure to report it -- which is why every call is checked.
  */
 #define CUDA_CHECK_LAUNCH()                                             \
     do {                                                                \
@@ -55,9 +56,29 @@ static inline void lab_cuda_fail(cudaError_t err, const char *expr,
             lab_cuda_fail(lab_err_, "kernel launch", __FILE__, __LINE__); \
     } while (0)
 
+/* Is an NVIDIA driver installed at all? The runtime answers "insufficient
+ * driver" both when there is none and when it is too old. */
+static inline int lab_have_driver(void)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+
+    if (lib == NULL)
+        return 0;
+    dlclose(lib);
+    return 1;
+}
+
+/* Say in one line why there is no usable CUDA device, and exit 77. */
+LAB_NORETURN static inline void lab_no_device(const char *why, cudaError_t err)
+{
+    fprintf(stderr, "no usable CUDA device: %s (%s)\n", why, cudaGetErrorName(err));
+    exit(LAB_EXIT_NODEVICE);
+}
+
 /*
  * Use device 0, or exit 77 with a one-line reason when there is no usable
- * CUDA device (no driver, no GPU, CUDA_VISIBLE_DEVICES hides them all).
+ * CUDA device (no driver, no GPU, CUDA_VISIBLE_DEVICES hides them all, or
+ * device 0 refuses us: compute mode prohibited, or exclusive and taken).
  * Returns the device's properties for the lab's napkin math.
  */
 static inline cudaDeviceProp lab_pick_device(void)
@@ -66,15 +87,19 @@ static inline cudaDeviceProp lab_pick_device(void)
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
 
-    if (err != cudaSuccess || count == 0) {
-        fprintf(stderr, "no usable CUDA device: %s%s\n",
-                err != cudaSuccess ? cudaGetErrorString(err)
-                                   : "the driver reports 0 devices",
-                err == cudaErrorInsufficientDriver
-                    ? " (no NVIDIA driver, or one older than this CUDA)" : "");
-        exit(LAB_EXIT_NODEVICE);
-    }
-    CUDA_CHECK(cudaSetDevice(0));
+    if (err == cudaErrorInsufficientDriver && !lab_have_driver())
+        lab_no_device("no NVIDIA driver found (libcuda.so.1 cannot be loaded)", err);
+    if (err == cudaErrorInsufficientDriver)
+        lab_no_device("the NVIDIA driver is older than this CUDA runtime", err);
+    if (err != cudaSuccess)
+        lab_no_device(cudaGetErrorString(err), err);
+    if (count == 0)
+        lab_no_device("the driver reports 0 devices", cudaErrorNoDevice);
+    err = cudaSetDevice(0);
+    if (err != cudaSuccess)
+        lab_no_device("device 0 cannot be used: its compute mode may be prohibited, "
+                      "or exclusive and taken by another process (nvidia-smi -q -d COMPUTE)",
+                      err);
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     return prop;
 }

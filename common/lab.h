@@ -1,10 +1,13 @@
 /*
  * lab.h -- the few utilities every lab program shares.
  *
- * Includes check.h (CUDA_CHECK, lab_pick_device, exit codes) and nvtx.h.
+ * Includes check.h (CUDA_CHECK, lab_pick_device), nvtx.h, options.h (the
+ * command line, exit codes) and digest.h (the result's digest).
  *
  * The program/checker contract (checker/README.md has the whole of it):
+ *   - it takes --seed S, and every input it makes comes from S;
  *   - figures are printed one per line as   name = value   (lab_figure);
+ *   - each verified result's digest as   digest_NAME = hex   (lab_digest_print);
  *   - the verdict is one line:  RESULT: verified ...  or  RESULT: WRONG ...;
  *   - an unfinished TODO prints  TODO(n) is not done: ...  and exits 1.
  */
@@ -19,6 +22,8 @@
 
 #include "check.h"
 #include "nvtx.h"
+#include "options.h"
+#include "digest.h"
 
 /* Milliseconds on the host's monotonic clock. Only differences mean anything. */
 static inline double lab_now_ms(void)
@@ -35,48 +40,15 @@ static inline void lab_figure(const char *name, double value, const char *note)
     printf("  %-18s = %12.4f  %s\n", name, value, note ? note : "");
 }
 
-/* The starter reached a TODO that is still empty: say which, exit 1. */
-static inline void lab_todo(int n, const char *what)
+/*
+ * The starter reached a TODO that is still empty: say which, exit 1. In a
+ * starter, a lab_todo() line marks each TODO: your code replaces it.
+ */
+LAB_NORETURN static inline void lab_todo(int n, const char *what)
 {
     fflush(stdout);
     fprintf(stderr, "TODO(%d) is not done: %s\n", n, what);
     exit(LAB_EXIT_FAIL);
-}
-
-/*
- * Parse a whole positive number for option `opt`, within [lo, hi].
- * Return 0 and set *out on success; print why on stderr and return -1.
- */
-static inline int lab_parse_size(const char *opt, const char *arg,
-                                 unsigned long long lo, unsigned long long hi,
-                                 unsigned long long *out)
-{
-    char *end = NULL;
-    unsigned long long v;
-
-    if (arg == NULL || *arg == '\0' || *arg == '-') {
-        fprintf(stderr, "%s needs a positive number\n", opt);
-        return -1;
-    }
-    v = strtoull(arg, &end, 10);
-    if (*end != '\0' || v < lo || v > hi) {
-        fprintf(stderr, "%s %s: expected a whole number from %llu to %llu\n",
-                opt, arg, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-/* A 32-bit mix of i (lowbias32): non-trivial, never all zeros, same on CPU and GPU. */
-static inline uint32_t lab_hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
 }
 
 #endif /* LAB_LAB_H */

@@ -2,96 +2,36 @@
  * sync_copy.cu -- the synchronous round trip: cudaMalloc, cudaMemcpy there,
  * a kernel, cudaMemcpy back, and a check of every element on the CPU.
  *
- * Build:  make            Run:  ./sync_copy [--n ELEMENTS] [--steps K]
+ * Build:  make            Run:  ./sync_copy [--n ELEMENTS] [--steps K] [--seed S]
  * Check:  make check      Trace: make trace
  *
  * The host fills n numbers, copies them to the GPU, a kernel scrambles each
- * one K times, the result comes back and the CPU checks every element. On the
- * way it times each step, and it shows that a kernel launch hands control back
- * to the host long before the kernel has finished.
+ * one K times (scramble_kernel, in common/scramble.h), the result comes back
+ * and the CPU checks every element. On the way it times each step, and it
+ * shows that a kernel launch hands control back to the host long before the
+ * kernel has finished.
  *
- * What to do:
+ * What to do, in the order the program reaches them:
  *   TODO(1) allocate d_in and d_out on the device with cudaMalloc.
  *   TODO(2) copy h_in to d_in with cudaMemcpy.
  *   TODO(3) launch enough blocks to cover all n elements.
  *   TODO(4) time the kernel with the start/stop events, as the copies are.
- *   TODO(5) copy d_out back to h_out with cudaMemcpy.
- *   TODO(6) make launch_sync_ms include the kernel's work, not just its launch.
- * Done when `make check` passes.
+ *   TODO(5) make launch_sync_ms include the kernel's work, not just its launch.
+ *   TODO(6) copy d_out back to h_out with cudaMemcpy.
+ * The program stops at the lab_todo() line of the first TODO not done: your
+ * code replaces that line. Done when `make check` passes.
  */
 #include "lab.h"
+#include "scramble.h"
 
-#define THREADS        256
-#define DEFAULT_N      16777219ULL   /* 2^24 + 3: not a multiple of THREADS */
-#define DEFAULT_STEPS  1024U
-#define LCG_A          1664525U      /* y -> A*y + C (mod 2^32) */
-#define LCG_C          1013904223U
+#define THREADS 256
 
-/* ---------------------------------------------------------------- CPU reference */
-
-/*
- * Set (*a, *c) so that y -> a*y + c equals K steps of y -> A*y + C. Composing
- * an affine map with itself by squaring makes the reference O(n), not O(n*K).
- */
-static void affine_power(uint32_t steps, uint32_t *a, uint32_t *c)
-{
-    uint32_t ra = 1, rc = 0;                /* identity */
-    uint32_t pa = LCG_A, pc = LCG_C;        /* the step applied 2^bit times */
-
-    for (; steps != 0; steps >>= 1) {
-        if (steps & 1) {
-            rc = pa * rc + pc;
-            ra = pa * ra;
-        }
-        pc = pa * pc + pc;
-        pa = pa * pa;
-    }
-    *a = ra;
-    *c = rc;
-}
-
-/* Compare every element with the reference. Return the number that differ. */
-static size_t verify(const uint32_t *h_in, const uint32_t *h_out, size_t n,
-                     uint32_t steps)
-{
-    uint32_t a, c;
-    size_t i, bad = 0, first = 0;
-
-    affine_power(steps, &a, &c);
-    for (i = 0; i < n; i++) {
-        if (h_out[i] != a * h_in[i] + c) {
-            if (bad++ == 0)
-                first = i;
-        }
-    }
-    if (bad)
-        printf("RESULT: WRONG: %zu of %zu elements differ (first at %zu: "
-               "got %u, expected %u)\n", bad, n, first, h_out[first],
-               a * h_in[first] + c);
-    else
-        printf("RESULT: verified all %zu elements\n", n);
-    return bad;
-}
-
-/* ---------------------------------------------------------------- kernel */
-
-/* out[i] = K steps of y -> A*y + C from y = in[i]; one thread per element. */
-__global__ void scramble_kernel(uint32_t *out, const uint32_t *in, size_t n,
-                                uint32_t steps)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-
-    if (i < n) {                    /* the last block may hang over the end */
-        uint32_t y = in[i];
-
-        /* Unrolled, the compiler would merge steps (two steps are y*A*A +
-         * A*C + C): keep one multiply-add per step, so --steps means work. */
-#pragma unroll 1
-        for (uint32_t k = 0; k < steps; k++)
-            y = y * LCG_A + LCG_C;
-        out[i] = y;
-    }
-}
+static const char usage_text[] =
+    "usage: sync_copy [--n ELEMENTS] [--steps K] [--seed S]\n"
+    "  --n ELEMENTS  how many 32-bit numbers (default 16777219, 2^24 + 3:\n"
+    "                not a multiple of the block size)\n"
+    "  --steps K     scramble steps per number, 1 to 1048576 (default 1024)\n"
+    "  --seed S      the input data, 0 to 4294967295 (default 1)\n";
 
 /* ---------------------------------------------------------------- launcher */
 
@@ -109,60 +49,25 @@ static void scramble(uint32_t *d_out, const uint32_t *d_in, size_t n,
 
 /* ---------------------------------------------------------------- main */
 
-static void usage(FILE *to)
-{
-    fprintf(to, "usage: sync_copy [--n ELEMENTS] [--steps K]\n"
-                "  --n ELEMENTS  how many 32-bit numbers (default %llu)\n"
-                "  --steps K     scramble steps per number (default %u)\n",
-            DEFAULT_N, DEFAULT_STEPS);
-}
-
-/* Read the options into *n and *steps. Exits 2 with usage on a bad one. */
-static void parse_args(int argc, char **argv, size_t *n, uint32_t *steps)
-{
-    unsigned long long v;
-    int i;
-
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            exit(LAB_EXIT_OK);
-        } else if (strcmp(argv[i], "--n") == 0) {
-            if (lab_parse_size("--n", i + 1 < argc ? argv[++i] : NULL, 1,
-                               1ULL << 30, &v) != 0)
-                goto bad;
-            *n = (size_t)v;
-        } else if (strcmp(argv[i], "--steps") == 0) {
-            if (lab_parse_size("--steps", i + 1 < argc ? argv[++i] : NULL, 1,
-                               1U << 20, &v) != 0)
-                goto bad;
-            *steps = (uint32_t)v;
-        } else {
-            fprintf(stderr, "unknown option: %s\n", argv[i]);
-            goto bad;
-        }
-    }
-    return;
-bad:
-    usage(stderr);
-    exit(LAB_EXIT_USAGE);
-}
-
 int main(int argc, char **argv)
 {
-    size_t n = DEFAULT_N, bytes;
-    uint32_t steps = DEFAULT_STEPS;
+    unsigned long long n = 16777219, steps = 1024, seed = 1;   /* the defaults */
+    const struct lab_option opts[] = {
+        { "--n", &n, 1, 1ULL << 30, NULL },
+        { "--steps", &steps, 1, 1ULL << 20, NULL },
+        { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
+    };
+    size_t bytes, bad;
     uint32_t *h_in, *h_out, *d_in = NULL, *d_out = NULL;
     cudaEvent_t start, stop;
     cudaDeviceProp prop;
     float h2d_ms = 0, kernel_ms = 0, d2h_ms = 0;
     double t0, t1, t2;
-    size_t i, bad;
 
-    parse_args(argc, argv, &n, &steps);
+    lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
     prop = lab_pick_device();
     bytes = n * sizeof(uint32_t);
-    printf("sync_copy: %zu elements (%.1f MiB), %u steps each, on %s\n",
+    printf("sync_copy: %llu elements (%.1f MiB), %llu steps each, on %s\n",
            n, bytes / 1048576.0, steps, prop.name);
 
     /* Plain malloc: pageable memory, as most programs have. Lab 03 pins it. */
@@ -172,8 +77,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "out of host memory for %zu bytes\n", 2 * bytes);
         return LAB_EXIT_FAIL;
     }
-    for (i = 0; i < n; i++)
-        h_in[i] = lab_hash32((uint32_t)i + 1);      /* never all zeros */
+    lab_fill(h_in, n, (uint32_t)seed, 0);
     memset(h_out, 0xcd, bytes);     /* poison: what is not copied back is wrong */
 
     /* TODO(1) */
@@ -202,13 +106,13 @@ int main(int argc, char **argv)
     t0 = lab_now_ms();
     scramble(d_out, d_in, n, steps);
     t1 = lab_now_ms();
-    /* TODO(6) */
-    lab_todo(6, "wait here for the kernel, so launch_sync_ms includes its work");
+    /* TODO(5) */
+    lab_todo(5, "wait here for the kernel, so launch_sync_ms includes its work");
     t2 = lab_now_ms();
 
     CUDA_CHECK(cudaEventRecord(start, 0));
-    /* TODO(5) */
-    lab_todo(5, "copy d_out back to h_out with cudaMemcpy");
+    /* TODO(6) */
+    lab_todo(6, "copy d_out back to h_out with cudaMemcpy");
     CUDA_CHECK(cudaEventRecord(stop, 0));
     CUDA_CHECK(cudaEventSynchronize(stop));
     CUDA_CHECK(cudaEventElapsedTime(&d2h_ms, start, stop));
@@ -223,7 +127,8 @@ int main(int argc, char **argv)
     lab_figure("launch_ms", t1 - t0, "host time of the launch alone");
     lab_figure("launch_sync_ms", t2 - t0, "host time of launch + synchronize");
 
-    bad = verify(h_in, h_out, n, steps);
+    /* Every element against the CPU's reference (common/scramble.h). */
+    bad = scramble_verify(h_out, h_in, n, steps);
 
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));

@@ -2,7 +2,7 @@
  * async_copy.cu -- hand the GPU a queue of work on a stream of our own, walk
  * away, do something useful on the CPU, and only then wait for the results.
  *
- * Build:  make            Run:  ./async_copy [--n ELEMENTS] [--steps K]
+ * Build:  make            Run:  ./async_copy [--n ELEMENTS] [--steps K] [--seed S]
  * Check:  make check      Trace: make trace
  *
  * The host queues three things on a stream it created: copy the input in
@@ -11,74 +11,34 @@
  * milliseconds. Meanwhile the host does independent CPU work (the NVTX range
  * "cpu_work"), then waits for the stream (the range "wait") and checks every
  * element. Wall time ends up near max(CPU, GPU) instead of CPU + GPU.
- * The host buffers are pinned (cudaMallocHost) for you: lab 03 shows why an
- * async copy from ordinary malloc memory is not async at all.
+ * The host buffers are pinned (cudaMallocHost) for you: from ordinary malloc
+ * memory, cudaMemcpyAsync may make the host wait until the copy is done (the
+ * CUDA Runtime API allows it to be synchronous there); lab 03 measures it.
  *
- * What to do:
+ * What to do, in the order the program reaches them:
  *   TODO(1) create the stream with cudaStreamCreate.
  *   TODO(2) queue the H2D copy h_in -> d_in on the stream with cudaMemcpyAsync.
  *   TODO(3) launch the kernel on the stream (the 4th launch parameter).
  *   TODO(4) queue the D2H copy d_out -> h_out on the stream.
  *   TODO(5) wait for the stream before the results are read.
+ * The program stops at the lab_todo() line of the first TODO not done: your
+ * code replaces that line, and the `(void)x;` line beside it if there is one.
  * Done when `make check` passes.
  */
 #include "lab.h"
+#include "scramble.h"
 
-#define THREADS        256
-#define DEFAULT_N      16777219ULL   /* 2^24 + 3: not a multiple of THREADS */
-#define DEFAULT_STEPS  65536U        /* enough for ~20 ms of kernel on an H200 */
-#define CPU_SHARE      0.5           /* CPU work = this share of the GPU's work */
-#define LCG_A          1664525U      /* y -> A*y + C (mod 2^32) */
-#define LCG_C          1013904223U
+#define THREADS    256
+#define CPU_SHARE  0.5              /* CPU work = this share of the GPU's work */
 
-/* ---------------------------------------------------------------- CPU side */
+static const char usage_text[] =
+    "usage: async_copy [--n ELEMENTS] [--steps K] [--seed S]\n"
+    "  --n ELEMENTS  how many 32-bit numbers (default 16777219, 2^24 + 3)\n"
+    "  --steps K     scramble steps per number, 1 to 16777216 (default 16384:\n"
+    "                about 20 ms of kernel on an H200)\n"
+    "  --seed S      the input data, 0 to 4294967295 (default 1)\n";
 
-/* Set (*a, *c) so that y -> a*y + c equals K steps of y -> A*y + C. */
-static void affine_power(uint32_t steps, uint32_t *a, uint32_t *c)
-{
-    uint32_t ra = 1, rc = 0;                /* identity */
-    uint32_t pa = LCG_A, pc = LCG_C;        /* the step applied 2^bit times */
-
-    for (; steps != 0; steps >>= 1) {
-        if (steps & 1) {
-            rc = pa * rc + pc;
-            ra = pa * ra;
-        }
-        pc = pa * pc + pc;
-        pa = pa * pa;
-    }
-    *a = ra;
-    *c = rc;
-}
-
-/*
- * Compare every element with the reference. Return the number that differ.
- * Each element is read once: read too early, h_out may change under our feet.
- */
-static size_t verify(const uint32_t *h_in, const uint32_t *h_out, size_t n,
-                     uint32_t steps)
-{
-    uint32_t a, c, got, first_got = 0;
-    size_t i, bad = 0, first = 0;
-
-    affine_power(steps, &a, &c);
-    for (i = 0; i < n; i++) {
-        got = h_out[i];
-        if (got != a * h_in[i] + c) {
-            if (bad++ == 0) {
-                first = i;
-                first_got = got;
-            }
-        }
-    }
-    if (bad)
-        printf("RESULT: WRONG: %zu of %zu elements differ (first at %zu: "
-               "got %u, expected %u)\n", bad, n, first, first_got,
-               a * h_in[first] + c);
-    else
-        printf("RESULT: verified all %zu elements\n", n);
-    return bad;
-}
+/* ---------------------------------------------------------------- CPU work */
 
 /*
  * The independent host work: hash numbers for `ms` milliseconds. It stands
@@ -99,23 +59,6 @@ static uint32_t cpu_work(double ms)
     return h;
 }
 
-/* ---------------------------------------------------------------- kernel */
-
-/* out[i] = K steps of y -> A*y + C from y = in[i]; one thread per element. */
-__global__ void scramble_kernel(uint32_t *out, const uint32_t *in, size_t n,
-                                uint32_t steps)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-
-    if (i < n) {                    /* the last block may hang over the end */
-        uint32_t y = in[i];
-
-        for (uint32_t k = 0; k < steps; k++)
-            y = y * LCG_A + LCG_C;
-        out[i] = y;
-    }
-}
-
 /* ---------------------------------------------------------------- launchers */
 
 /* Queue the kernel on `stream`. Returns at once. */
@@ -126,7 +69,7 @@ static void scramble(uint32_t *d_out, const uint32_t *d_in, size_t n,
 
     /* TODO(3) */
     lab_todo(3, "launch on `stream`: the 4th launch parameter, after the shared memory bytes");
-    (void)stream;
+    (void)stream;                   /* goes with the lab_todo line */
     scramble_kernel<<<blocks, THREADS>>>(d_out, d_in, n, steps);
     CUDA_CHECK_LAUNCH();
 }
@@ -140,60 +83,29 @@ static void issue_work(uint32_t *h_out, const uint32_t *h_in, uint32_t *d_out,
                        uint32_t *d_in, size_t n, uint32_t steps,
                        cudaStream_t stream)
 {
+    const size_t bytes = n * sizeof(uint32_t);
+
     /* TODO(2) */
     lab_todo(2, "queue the copy h_in -> d_in on `stream` with cudaMemcpyAsync");
-    (void)h_in;
+    (void)h_in, (void)bytes;        /* goes with the lab_todo line */
     scramble(d_out, d_in, n, steps, stream);
     /* TODO(4) */
     lab_todo(4, "queue the copy d_out -> h_out on `stream` with cudaMemcpyAsync");
-    (void)h_out;
+    (void)h_out;                    /* goes with the lab_todo line */
 }
 
 /* ---------------------------------------------------------------- main */
 
-static void usage(FILE *to)
-{
-    fprintf(to, "usage: async_copy [--n ELEMENTS] [--steps K]\n"
-                "  --n ELEMENTS  how many 32-bit numbers (default %llu)\n"
-                "  --steps K     scramble steps per number (default %u)\n",
-            DEFAULT_N, DEFAULT_STEPS);
-}
-
-/* Read the options into *n and *steps. Exits 2 with usage on a bad one. */
-static void parse_args(int argc, char **argv, size_t *n, uint32_t *steps)
-{
-    unsigned long long v;
-    int i;
-
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            exit(LAB_EXIT_OK);
-        } else if (strcmp(argv[i], "--n") == 0) {
-            if (lab_parse_size("--n", i + 1 < argc ? argv[++i] : NULL, 1,
-                               1ULL << 30, &v) != 0)
-                goto bad;
-            *n = (size_t)v;
-        } else if (strcmp(argv[i], "--steps") == 0) {
-            if (lab_parse_size("--steps", i + 1 < argc ? argv[++i] : NULL, 1,
-                               1U << 24, &v) != 0)
-                goto bad;
-            *steps = (uint32_t)v;
-        } else {
-            fprintf(stderr, "unknown option: %s\n", argv[i]);
-            goto bad;
-        }
-    }
-    return;
-bad:
-    usage(stderr);
-    exit(LAB_EXIT_USAGE);
-}
-
 int main(int argc, char **argv)
 {
-    size_t n = DEFAULT_N, bytes, i, bad;
-    uint32_t steps = DEFAULT_STEPS, cpu_hash;
+    unsigned long long n = 16777219, steps = 16384, seed = 1;  /* the defaults */
+    const struct lab_option opts[] = {
+        { "--n", &n, 1, 1ULL << 30, NULL },
+        { "--steps", &steps, 1, 1ULL << 24, NULL },
+        { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
+    };
+    size_t bytes, bad;
+    uint32_t cpu_hash;
     uint32_t *h_in = NULL, *h_out = NULL, *d_in = NULL, *d_out = NULL;
     cudaStream_t stream = NULL;
     cudaEvent_t start, stop;
@@ -202,20 +114,19 @@ int main(int argc, char **argv)
     double cpu_target_ms, t0, t1, t2, t3;
     int r;
 
-    parse_args(argc, argv, &n, &steps);
+    lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
     prop = lab_pick_device();
     bytes = n * sizeof(uint32_t);
-    printf("async_copy: %zu elements (%.1f MiB), %u steps each, on %s\n",
+    printf("async_copy: %llu elements (%.1f MiB), %llu steps each, on %s\n",
            n, bytes / 1048576.0, steps, prop.name);
 
     /* Pinned host memory: the GPU can copy from it while the host runs on.
-     * From malloc memory, cudaMemcpyAsync would block (lab 03). */
+     * From malloc memory, cudaMemcpyAsync may make the host wait (lab 03). */
     CUDA_CHECK(cudaMallocHost(&h_in, bytes));
     CUDA_CHECK(cudaMallocHost(&h_out, bytes));
     CUDA_CHECK(cudaMalloc(&d_in, bytes));
     CUDA_CHECK(cudaMalloc(&d_out, bytes));
-    for (i = 0; i < n; i++)
-        h_in[i] = lab_hash32((uint32_t)i + 1);      /* never all zeros */
+    lab_fill(h_in, n, (uint32_t)seed, 0);
 
     /* TODO(1) */
     lab_todo(1, "create `stream` with cudaStreamCreate");
@@ -263,7 +174,8 @@ int main(int argc, char **argv)
     NVTX_POP();
     t3 = lab_now_ms();
 
-    bad = verify(h_in, h_out, n, steps);            /* only now is h_out ready */
+    /* Only now is h_out ready. Every element against the CPU's reference. */
+    bad = scramble_verify(h_out, h_in, n, steps);
     CUDA_CHECK(cudaEventElapsedTime(&gpu_ms, start, stop));
 
     printf("cpu work: hashed for %.1f ms (result %08x)\n", cpu_target_ms, cpu_hash);

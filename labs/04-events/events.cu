@@ -2,7 +2,7 @@
  * events.cu -- CUDA events: time a kernel right, keep the CPU busy while the
  * GPU works, and order two streams on the GPU without stopping the host.
  *
- * Build:  make            Run:  ./events [--part 1|2|3] [--steps K]
+ * Build:  make            Run:  ./events [--part 1|2|3] [--steps K] [--seed S]
  * Check:  make check      Trace: make trace
  *
  * Part 1 times one kernel five ways and prints them side by side: events
@@ -14,22 +14,32 @@
  * on stream A and a consumer on stream B that needs all of its output; an
  * event orders them on the GPU, and the host does not wait in between.
  *
- * What to do:
+ * What to do, in the order the program reaches them:
  *   TODO(1) time the warm launch with the start/stop events into event_ms.
- *   TODO(2) make host_sync_ms cover the kernel: wait for stream A before t1.
+ *   TODO(2) make host_sync_ms cover the kernel: wait for stream s before t1.
  *   TODO(3) poll: run cpu_slice() while cudaEventQuery(done) says not ready.
+ *           Not inside CUDA_CHECK: cudaErrorNotReady is an answer there, not
+ *           a failure. Any other error: lab_cuda_fail(err, "cudaEventQuery",
+ *           __FILE__, __LINE__) reports it and exits.
  *   TODO(4) record the event `produced` on stream A right after the producer.
- *   TODO(5) make stream B wait for `produced` before the consumer is launched.
- * Done when `make check` passes.
+ *   TODO(5) make stream B wait for `produced` before the consumer is launched:
+ *           cudaStreamWaitEvent(stream, event, flags), with flags 0.
+ * The program stops at the lab_todo() line of the first TODO not done: your
+ * code replaces that line. Done when `make check` passes.
  */
 #include "lab.h"
+#include "scramble.h"
 
 #define THREADS        256
-#define DEFAULT_N      1048579ULL    /* 2^20 + 3 numbers, 4 MiB */
-#define DEFAULT_STEPS  16384U
-#define LCG_A          1664525U      /* y -> A*y + C (mod 2^32) */
-#define LCG_C          1013904223U
+#define N              1048579ULL    /* 2^20 + 3 numbers, 4 MiB */
 #define SLICE_HASHES   2048U         /* one slice of CPU work: a few µs */
+
+static const char usage_text[] =
+    "usage: events [--part 1|2|3] [--steps K] [--seed S]\n"
+    "  --part N   run only part N (default: all three)\n"
+    "  --steps K  work per number in the long kernels, 1 to 16777216\n"
+    "             (default 16384)\n"
+    "  --seed S   the input data, 0 to 4294967295 (default 1)\n";
 
 /* What every part works on. Both streams are non-blocking: see main(). */
 struct work {
@@ -41,51 +51,39 @@ struct work {
     cudaStream_t stream_a, stream_b;
 };
 
-/* ---------------------------------------------------------------- CPU reference */
-
-/* Set (*a, *c) so that y -> a*y + c equals K steps of y -> A*y + C. */
-static void affine_power(uint32_t steps, uint32_t *a, uint32_t *c)
-{
-    uint32_t ra = 1, rc = 0;                /* identity */
-    uint32_t pa = LCG_A, pc = LCG_C;        /* the step applied 2^bit times */
-
-    for (; steps != 0; steps >>= 1) {
-        if (steps & 1) {
-            rc = pa * rc + pc;
-            ra = pa * ra;
-        }
-        pc = pa * pc + pc;
-        pa = pa * pa;
-    }
-    *a = ra;
-    *c = rc;
-}
+/* ---------------------------------------------------------------- CPU check */
 
 /*
  * Check h_out against the reference of `part` (1: busy_kernel's output, 3:
- * the consumer's). Print the first difference. Return the number that differ.
+ * the consumer's, common/scramble.h) and print its digest, "digest_part1" or
+ * "digest_part3" (the checker recomputes it). Print the first difference.
+ * Return the number that differ.
  */
 static size_t verify(const struct work *w, int part)
 {
-    uint32_t a, c, want = 0;
-    size_t i, bad = 0, first = 0, n = w->n;
+    uint32_t a, c;
+    size_t i, n = w->n;
+    struct lab_mismatch m;
 
+    memset(&m, 0, sizeof m);
     affine_power(w->steps, &a, &c);
     for (i = 0; i < n; i++) {
         uint32_t y = a * w->h_in[i] + c;
 
         if (part == 3)              /* the consumer adds the mirror element */
             y += a * w->h_in[n - 1 - i] + c;
-        if (w->h_out[i] != y && bad++ == 0) {
-            first = i;
-            want = y;
+        if (w->h_out[i] != y && m.bad++ == 0) {
+            m.first = i;
+            m.got = w->h_out[i];
+            m.want = y;
         }
     }
-    if (bad)
+    lab_digest_print(part == 1 ? "part1" : "part3",
+                     lab_digest_of(w->h_out, n * sizeof(uint32_t)));
+    if (m.bad)
         printf("part %d: WRONG: %zu of %zu elements differ (first at %zu: "
-               "got %u, expected %u)\n", part, bad, n, first,
-               w->h_out[first], want);
-    return bad;
+               "got %u, expected %u)\n", part, m.bad, n, m.first, m.got, m.want);
+    return m.bad;
 }
 
 /* A slice of CPU work, the kind a program does while the GPU computes. */
@@ -100,19 +98,12 @@ static uint32_t cpu_slice(uint32_t seed)
 
 /* ---------------------------------------------------------------- kernels */
 
-/* y after K steps of y -> A*y + C: the work of the long kernels. */
-__device__ uint32_t lcg_steps(uint32_t y, uint32_t steps)
-{
-    /* one multiply-add per step: unrolled, the compiler would merge steps */
-#pragma unroll 1
-    for (uint32_t k = 0; k < steps; k++)
-        y = y * LCG_A + LCG_C;
-    return y;
-}
-
-/* out[i] = K steps from in[i]. A grid-stride loop: any grid covers all n. */
-__global__ void busy_kernel(uint32_t *out, const uint32_t *in, size_t n,
-                            uint32_t steps)
+/*
+ * out[i] = K steps from in[i] (lcg_steps, common/scramble.h), for the long
+ * kernels. A grid-stride loop: any grid covers all n.
+ */
+__device__ static void long_work(uint32_t *out, const uint32_t *in, size_t n,
+                                 uint32_t steps)
 {
     size_t i;
 
@@ -121,15 +112,18 @@ __global__ void busy_kernel(uint32_t *out, const uint32_t *in, size_t n,
         out[i] = lcg_steps(in[i], steps);
 }
 
+/* Part 1's kernel. */
+__global__ void busy_kernel(uint32_t *out, const uint32_t *in, size_t n,
+                            uint32_t steps)
+{
+    long_work(out, in, n, steps);
+}
+
 /* The same work as busy_kernel, under its own name for the trace. */
 __global__ void producer_kernel(uint32_t *buf, const uint32_t *in, size_t n,
                                 uint32_t steps)
 {
-    size_t i;
-
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        buf[i] = lcg_steps(in[i], steps);
+    long_work(buf, in, n, steps);
 }
 
 /* out[i] = buf[i] + buf[n-1-i]: needs the producer's whole output. Quick. */
@@ -288,7 +282,8 @@ static size_t part_dependency(const struct work *w)
     /* TODO(4) */
     lab_todo(4, "record the event produced on stream A, after the producer");
     /* TODO(5) */
-    lab_todo(5, "make stream B wait for produced (no host wait)");
+    lab_todo(5, "make stream B wait for produced (no host wait): "
+                "cudaStreamWaitEvent(stream, event, flags), flags 0");
     consumer(w, w->stream_b);
     NVTX_POP();
 
@@ -302,57 +297,23 @@ static size_t part_dependency(const struct work *w)
 
 /* ---------------------------------------------------------------- main */
 
-static void usage(FILE *to)
-{
-    fprintf(to, "usage: events [--part 1|2|3] [--steps K]\n"
-                "  --part N   run only part N (default: all three)\n"
-                "  --steps K  work per number in the long kernels (default %u)\n",
-            DEFAULT_STEPS);
-}
-
-/* Read the options. Exits 2 with usage on a bad one. */
-static void parse_args(int argc, char **argv, int *part, uint32_t *steps)
-{
-    unsigned long long v;
-    int i;
-
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            exit(LAB_EXIT_OK);
-        } else if (strcmp(argv[i], "--part") == 0) {
-            if (lab_parse_size("--part", i + 1 < argc ? argv[++i] : NULL, 1, 3,
-                               &v) != 0)
-                goto bad;
-            *part = (int)v;
-        } else if (strcmp(argv[i], "--steps") == 0) {
-            if (lab_parse_size("--steps", i + 1 < argc ? argv[++i] : NULL, 1,
-                               1U << 24, &v) != 0)
-                goto bad;
-            *steps = (uint32_t)v;
-        } else {
-            fprintf(stderr, "unknown option: %s\n", argv[i]);
-            goto bad;
-        }
-    }
-    return;
-bad:
-    usage(stderr);
-    exit(LAB_EXIT_USAGE);
-}
-
 int main(int argc, char **argv)
 {
+    unsigned long long part = 0, steps = 16384, seed = 1;      /* the defaults */
+    const struct lab_option opts[] = {
+        { "--part", &part, 1, 3, NULL },
+        { "--steps", &steps, 1, 1ULL << 24, NULL },
+        { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
+    };
     struct work w;
     cudaDeviceProp prop;
     cudaFuncAttributes attr;
-    int part = 0;                   /* 0: all */
-    size_t i, bytes, bad = 0;
+    size_t bytes, bad = 0;
 
+    lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
     memset(&w, 0, sizeof w);
-    w.n = DEFAULT_N;
-    w.steps = DEFAULT_STEPS;
-    parse_args(argc, argv, &part, &w.steps);
+    w.n = N;
+    w.steps = (uint32_t)steps;
     prop = lab_pick_device();
     w.blocks = (unsigned int)prop.multiProcessorCount;
     bytes = w.n * sizeof(uint32_t);
@@ -361,8 +322,7 @@ int main(int argc, char **argv)
 
     CUDA_CHECK(cudaMallocHost(&w.h_in, bytes));
     CUDA_CHECK(cudaMallocHost(&w.h_out, bytes));
-    for (i = 0; i < w.n; i++)
-        w.h_in[i] = lab_hash32((uint32_t)i + 1);    /* never all zeros */
+    lab_fill(w.h_in, w.n, (uint32_t)seed, 0);
     memset(w.h_out, 0xee, bytes);   /* poison: what is not copied back is wrong */
     CUDA_CHECK(cudaMalloc(&w.d_in, bytes));
     CUDA_CHECK(cudaMalloc(&w.d_buf, bytes));

@@ -9,36 +9,48 @@
  * The sequential version copies the whole array to the GPU, runs the kernel,
  * and copies it back: one step after the other, and the copy engines and the
  * SMs take turns. The pipelined version splits the array into C chunks, chunk
- * c in stream c % S, so that while chunk 3 is being copied in, chunk 2 is
+ * c in stream c % S, so that while chunk 3 is being copied in, chunk 2 can be
  * computed and chunk 1 copied out. Both run R times, alternately, on the same
- * data; the best of each is reported, with the bound the stages allow.
+ * data; the best of each is reported, with the bound the stages allow. The
+ * pipeline is timed in one issue order (--order, default depth-first); the
+ * other order then runs once, untimed, and its result is checked too.
  *
- * What to do:
+ * What to do, in the order the program reaches them:
  *   TODO(1) allocate h_in and h_out as pinned host memory (cudaMallocHost).
  *   TODO(2) create the streams.
  *   TODO(3) depth-first: queue each chunk's H2D, kernel and D2H in its stream.
  *   TODO(4) breadth-first: every chunk's H2D, then every kernel, then every D2H.
  *   TODO(5) release the streams and the pinned buffers.
- * Done when `make check` passes.
+ * The program stops at the lab_todo() line of the first TODO not done: your
+ * code replaces that line. Done when `make check` passes.
  */
 #include <math.h>
 #include "lab.h"
+#include "scramble.h"
 
-#define THREADS          256
-#define MAX_STREAMS      32
-#define DEFAULT_MIB      256ULL
-#define DEFAULT_CHUNKS   16ULL
-#define DEFAULT_STREAMS  16ULL
-#define DEFAULT_STEPS    768ULL
-#define DEFAULT_REPS     5ULL
-#define LCG_A            1664525U      /* y -> A*y + C (mod 2^32) */
-#define LCG_C            1013904223U
+#define THREADS      256
+#define MAX_STREAMS  32
+
+static const char usage_text[] =
+    "usage: overlap [--order depth|breadth] [--streams S] [--chunks C]\n"
+    "               [--size-mib N] [--steps K] [--reps R] [--seed S]\n"
+    "  --order O     issue order of the timed pipeline (default depth)\n"
+    "  --streams S   streams, 1 to 32 (default 16)\n"
+    "  --chunks C    chunks, 1 to 1024 (default 16)\n"
+    "  --size-mib N  data size in MiB, 1 to 4096 (default 256)\n"
+    "  --steps K     kernel work per number, 1 to 1048576 (default 768)\n"
+    "  --reps R      runs of each version, 1 to 100; the best counts (default 5)\n"
+    "  --seed S      the input data, 0 to 4294967295 (default 1)\n";
 
 enum order { DEPTH_FIRST, BREADTH_FIRST };
 
+/* NVTX range and digest names of the orders. */
+static const char *const order_word[] = { "depth", "breadth", NULL };
+static const char *const order_name[] = { "depth_first", "breadth_first" };
+
 /* The data, its chunks and the streams they go to. */
 struct pipe {
-    size_t n, chunk;                /* elements in all; per chunk (the last: less) */
+    size_t n;                       /* elements in all */
     int nchunks, nstreams;
     uint32_t steps;
     uint32_t *h_in, *h_out;         /* pinned host memory */
@@ -46,50 +58,43 @@ struct pipe {
     cudaStream_t streams[MAX_STREAMS];
 };
 
-/* ---------------------------------------------------------------- CPU reference */
+/* ---------------------------------------------------------------- chunks */
 
-/* Set (*a, *c) so that y -> a*y + c equals K steps of y -> A*y + C. */
-static void affine_power(uint32_t steps, uint32_t *a, uint32_t *c)
+/* The first element of chunk c (chunk nchunks: the end). Chunk sizes differ
+ * by one at most, and none is empty (--chunks is at most the elements). */
+static size_t chunk_start(const struct pipe *p, int c)
 {
-    uint32_t ra = 1, rc = 0;                /* identity */
-    uint32_t pa = LCG_A, pc = LCG_C;        /* the step applied 2^bit times */
-
-    for (; steps != 0; steps >>= 1) {
-        if (steps & 1) {
-            rc = pa * rc + pc;
-            ra = pa * ra;
-        }
-        pc = pa * pc + pc;
-        pa = pa * pa;
-    }
-    *a = ra;
-    *c = rc;
+    return (size_t)((unsigned long long)p->n * (unsigned)c / (unsigned)p->nchunks);
 }
 
-/* Compare all of h_out with the reference; say which version. Return the bad count. */
-static size_t verify(const struct pipe *p, const char *version)
-{
-    uint32_t a, c;
-    size_t i, bad = 0, first = 0;
-
-    affine_power(p->steps, &a, &c);
-    for (i = 0; i < p->n; i++) {
-        if (p->h_out[i] != a * p->h_in[i] + c && bad++ == 0)
-            first = i;
-    }
-    if (bad)
-        printf("%s: WRONG: %zu of %zu elements differ (first at %zu, in chunk "
-               "%zu: got %u, expected %u)\n", version, bad, p->n, first,
-               first / p->chunk, p->h_out[first], a * p->h_in[first] + c);
-    return bad;
-}
-
-/* Elements in chunk c: p->chunk each, the last one what is left. */
+/* Elements in chunk c. */
 static size_t chunk_len(const struct pipe *p, int c)
 {
-    size_t off = (size_t)c * p->chunk;
+    return chunk_start(p, c + 1) - chunk_start(p, c);
+}
 
-    return p->n - off < p->chunk ? p->n - off : p->chunk;
+/* ---------------------------------------------------------------- CPU check */
+
+/*
+ * Compare all of h_out with the reference (common/scramble.h); print its
+ * digest under the version's name (the checker recomputes it), and the first
+ * difference. Return the number of elements that differ.
+ */
+static size_t verify(const struct pipe *p, const char *version)
+{
+    uint64_t digest;
+    struct lab_mismatch m = scramble_check(p->h_out, p->h_in, p->n, p->steps, &digest);
+    int c = 0;
+
+    lab_digest_print(version, digest);
+    if (m.bad) {
+        while (chunk_start(p, c + 1) <= m.first)
+            c++;
+        printf("%s: WRONG: %zu of %zu elements differ (first at %zu, in chunk "
+               "%d: got %u, expected %u)\n", version, m.bad, p->n, m.first, c,
+               m.got, m.want);
+    }
+    return m.bad;
 }
 
 /*
@@ -105,25 +110,6 @@ static double stage_bound(double h, double k, double d, int chunks, int engines)
     if (engines < 2)
         return fmax(h + d, hc + k + dc);
     return fmax(fmax(h + kc + dc, hc + k + dc), hc + kc + d);
-}
-
-/* ---------------------------------------------------------------- kernel */
-
-/* out[i] = K steps of y -> A*y + C from y = in[i]; one thread per element. */
-__global__ void scramble_kernel(uint32_t *out, const uint32_t *in, size_t n,
-                                uint32_t steps)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-
-    if (i < n) {
-        uint32_t y = in[i];
-
-        /* one multiply-add per step: unrolled, the compiler would merge steps */
-#pragma unroll 1
-        for (uint32_t k = 0; k < steps; k++)
-            y = y * LCG_A + LCG_C;
-        out[i] = y;
-    }
 }
 
 /* ---------------------------------------------------------------- launchers */
@@ -160,6 +146,15 @@ static void issue_breadth_first(const struct pipe *p)
         lab_todo(4, "this loop: every chunk's H2D copy; then one loop of every "
                     "chunk's kernel and one of every D2H copy");
     }
+}
+
+/* Queue the pipeline in `order`. */
+static void issue(const struct pipe *p, enum order order)
+{
+    if (order == DEPTH_FIRST)
+        issue_depth_first(p);
+    else
+        issue_breadth_first(p);
 }
 
 /* ---------------------------------------------------------------- the two versions */
@@ -204,15 +199,21 @@ static float run_pipelined(const struct pipe *p, enum order order,
 
     NVTX_PUSH("pipelined", NVTX_GREEN);
     CUDA_CHECK(cudaEventRecord(ev[0], 0));
-    if (order == DEPTH_FIRST)
-        issue_depth_first(p);
-    else
-        issue_breadth_first(p);
+    issue(p, order);
     CUDA_CHECK(cudaEventRecord(ev[3], 0));
     CUDA_CHECK(cudaEventSynchronize(ev[3]));
     NVTX_POP();
     CUDA_CHECK(cudaEventElapsedTime(&ms, ev[0], ev[3]));
     return ms;
+}
+
+/* The order not timed, once, untimed: its result is checked all the same. */
+static void run_other_order(const struct pipe *p, enum order order)
+{
+    NVTX_PUSH("other_order", NVTX_ORANGE);
+    issue(p, order);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    NVTX_POP();
 }
 
 /* Poison both outputs, so that what a version does not write back is wrong. */
@@ -225,107 +226,51 @@ static void poison(const struct pipe *p)
 
 /* ---------------------------------------------------------------- main */
 
-static void usage(FILE *to)
-{
-    fprintf(to, "usage: overlap [--order depth|breadth] [--streams S] [--chunks C]\n"
-                "               [--size-mib N] [--steps K] [--reps R]\n"
-                "  --order O     issue order of the pipeline (default depth)\n"
-                "  --streams S   streams, 1 to %d (default %llu)\n"
-                "  --chunks C    chunks (default %llu)\n"
-                "  --size-mib N  data size in MiB (default %llu)\n"
-                "  --steps K     kernel work per number (default %llu)\n"
-                "  --reps R      runs of each version; the best counts (default %llu)\n",
-            MAX_STREAMS, DEFAULT_STREAMS, DEFAULT_CHUNKS, DEFAULT_MIB,
-            DEFAULT_STEPS, DEFAULT_REPS);
-}
-
-/* The command line. */
-struct opts {
-    unsigned long long mib, chunks, streams, steps, reps;
-    enum order order;
-};
-
-/* Read the options into *o. Exits 2 with usage on a bad one. */
-static void parse_args(int argc, char **argv, struct opts *o)
-{
-    const char *arg;
-    int i;
-
-    for (i = 1; i < argc; i++) {
-        arg = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            exit(LAB_EXIT_OK);
-        } else if (strcmp(argv[i], "--order") == 0) {
-            if (arg != NULL && strcmp(arg, "depth") == 0)
-                o->order = DEPTH_FIRST;
-            else if (arg != NULL && strcmp(arg, "breadth") == 0)
-                o->order = BREADTH_FIRST;
-            else {
-                fprintf(stderr, "--order takes depth or breadth\n");
-                goto bad;
-            }
-        } else if (strcmp(argv[i], "--streams") == 0) {
-            if (lab_parse_size("--streams", arg, 1, MAX_STREAMS, &o->streams) != 0)
-                goto bad;
-        } else if (strcmp(argv[i], "--chunks") == 0) {
-            if (lab_parse_size("--chunks", arg, 1, 1024, &o->chunks) != 0)
-                goto bad;
-        } else if (strcmp(argv[i], "--size-mib") == 0) {
-            if (lab_parse_size("--size-mib", arg, 1, 4096, &o->mib) != 0)
-                goto bad;
-        } else if (strcmp(argv[i], "--steps") == 0) {
-            if (lab_parse_size("--steps", arg, 1, 1U << 20, &o->steps) != 0)
-                goto bad;
-        } else if (strcmp(argv[i], "--reps") == 0) {
-            if (lab_parse_size("--reps", arg, 1, 100, &o->reps) != 0)
-                goto bad;
-        } else {
-            fprintf(stderr, "unknown option: %s\n", argv[i]);
-            goto bad;
-        }
-        i++;                        /* every option but --help takes a value */
-    }
-    return;
-bad:
-    usage(stderr);
-    exit(LAB_EXIT_USAGE);
-}
-
 int main(int argc, char **argv)
 {
-    struct opts o = { DEFAULT_MIB, DEFAULT_CHUNKS, DEFAULT_STREAMS,
-                      DEFAULT_STEPS, DEFAULT_REPS, DEPTH_FIRST };
+    unsigned long long mib = 256, chunks = 16, streams = 16, steps = 768,
+                       reps = 5, order = DEPTH_FIRST, seed = 1;  /* the defaults */
+    const struct lab_option opts[] = {
+        { "--order", &order, 0, 0, order_word },
+        { "--streams", &streams, 1, MAX_STREAMS, NULL },
+        { "--chunks", &chunks, 1, 1024, NULL },
+        { "--size-mib", &mib, 1, 4096, NULL },
+        { "--steps", &steps, 1, 1ULL << 20, NULL },
+        { "--reps", &reps, 1, 100, NULL },
+        { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
+    };
+    enum order timed, other;
     struct pipe p;
     cudaDeviceProp prop;
     cudaEvent_t ev[4];
     float stage[3], best_stage[3] = { 1e30f, 1e30f, 1e30f };
     float seq_ms = 1e30f, pipe_ms = 1e30f, ms;
     double bound;
-    size_t i, bytes, bad = 0;
+    size_t bytes, bad = 0;
     int a, r;
 
-    parse_args(argc, argv, &o);
+    lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
+    timed = order == DEPTH_FIRST ? DEPTH_FIRST : BREADTH_FIRST;
+    other = timed == DEPTH_FIRST ? BREADTH_FIRST : DEPTH_FIRST;
     prop = lab_pick_device();
     memset(&p, 0, sizeof p);
-    p.n = (size_t)o.mib * (1048576 / sizeof(uint32_t));
-    p.nchunks = (int)o.chunks;
-    p.chunk = (p.n + p.nchunks - 1) / p.nchunks;
-    p.nstreams = (int)o.streams;
-    p.steps = (uint32_t)o.steps;
+    p.n = (size_t)mib * (1048576 / sizeof(uint32_t));
+    p.nchunks = (int)chunks;
+    p.nstreams = (int)streams;
+    p.steps = (uint32_t)steps;
     bytes = p.n * sizeof(uint32_t);
-    printf("overlap: %llu MiB in %d chunks of %zu numbers (last %zu) over %d "
-           "streams, %s order, %u steps, %llu reps, on %s (%d copy engines)\n",
-           o.mib, p.nchunks, p.chunk, chunk_len(&p, p.nchunks - 1), p.nstreams,
-           o.order == DEPTH_FIRST ? "depth-first" : "breadth-first", p.steps,
-           o.reps, prop.name, prop.asyncEngineCount);
+    printf("overlap: %llu MiB in %d chunks of %zu to %zu numbers over %d streams, "
+           "%s order, %u steps, %llu reps, on %s (%d copy engines)\n",
+           mib, p.nchunks, chunk_len(&p, 0), chunk_len(&p, p.nchunks - 1),
+           p.nstreams, timed == DEPTH_FIRST ? "depth-first" : "breadth-first",
+           p.steps, reps, prop.name, prop.asyncEngineCount);
 
-    /* Copies from pageable memory are staged by the driver and make the
-     * host wait: only pinned memory lets cudaMemcpyAsync overlap anything. */
+    /* From pageable memory, cudaMemcpyAsync may be staged by the driver and
+     * make the host wait: copies from pinned memory are the ones that can
+     * overlap a kernel. */
     /* TODO(1) */
     lab_todo(1, "allocate p.h_in and p.h_out (bytes each) with cudaMallocHost");
-    for (i = 0; i < p.n; i++)
-        p.h_in[i] = lab_hash32((uint32_t)i + 1);    /* never all zeros */
+    lab_fill(p.h_in, p.n, (uint32_t)seed, 0);
     CUDA_CHECK(cudaMalloc(&p.d_in, bytes));
     CUDA_CHECK(cudaMalloc(&p.d_out, bytes));
     /* TODO(2) */
@@ -337,8 +282,9 @@ int main(int argc, char **argv)
     scramble(p.d_out, p.d_in, THREADS, p.steps, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
 
-    /* Alternate the two, so that a busy moment on a shared GPU hurts both. */
-    for (r = 0; r < (int)o.reps; r++) {
+    /* Alternate the two, so that a busy moment on a shared GPU hurts both.
+     * The first run of each is checked. */
+    for (r = 0; r < (int)reps; r++) {
         if (r == 0)
             poison(&p);
         ms = run_sequential(&p, ev, stage);
@@ -350,11 +296,14 @@ int main(int argc, char **argv)
 
         if (r == 0)
             poison(&p);
-        ms = run_pipelined(&p, o.order, ev);
+        ms = run_pipelined(&p, timed, ev);
         if (r == 0)
-            bad += verify(&p, "pipelined");
+            bad += verify(&p, order_name[timed]);
         pipe_ms = fminf(pipe_ms, ms);
     }
+    poison(&p);
+    run_other_order(&p, other);
+    bad += verify(&p, order_name[other]);
     bound = stage_bound(best_stage[0], best_stage[1], best_stage[2], p.nchunks,
                         prop.asyncEngineCount);
 
@@ -370,7 +319,8 @@ int main(int argc, char **argv)
     if (bad)
         printf("RESULT: WRONG: %zu elements differ (see above)\n", bad);
     else
-        printf("RESULT: verified all %zu elements, sequential and pipelined\n", p.n);
+        printf("RESULT: verified all %zu elements, sequential and pipelined "
+               "in both orders\n", p.n);
 
     for (a = 0; a < 4; a++)
         CUDA_CHECK(cudaEventDestroy(ev[a]));

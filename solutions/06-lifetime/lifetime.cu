@@ -2,7 +2,8 @@
  * lifetime.cu -- the memory handed to asynchronous work must outlive the
  * work: four scenarios, each with one lifetime bug to find and fix.
  *
- * Build:  make            Run:  ./lifetime [--scenario N] [--chunks C] [--n ELEMENTS] [--steps K]
+ * Build:  make            Run:  ./lifetime [--scenario N] [--chunks C] [--n ELEMENTS]
+ *                                           [--steps K] [--seed S]
  * Check:  make check      Trace: make trace
  * Stress: ../../checker/stress/stress -- ./lifetime   (what make check runs)
  *
@@ -21,88 +22,51 @@
  *   TODO(3) a buffer on a helper's stack is handed to an async copy.
  *   TODO(4) scratch memory goes back to the pool, in one stream, while a
  *           kernel in another stream still reads it.
- * Done when `make check` passes.
+ * To make one stream wait for another's event: cudaStreamWaitEvent(stream,
+ * event, flags), with flags 0, as scenario 1 does. Done when `make check` passes.
  */
 #include "lab.h"
+#include "scramble.h"
 
 #define THREADS        256
 #define KEY_N          1024          /* words in a scenario 3 key */
-#define DEFAULT_N      1048576ULL    /* elements per chunk (4 MiB) */
-#define DEFAULT_CHUNKS 8U
-#define DEFAULT_STEPS  131072U       /* a chunk's kernel outlasts its copy and refill */
-#define LCG_A          1664525U      /* y -> A*y + C (mod 2^32) */
-#define LCG_C          1013904223U
 #define HOST_POISON    0xcd          /* bytes of a host buffer nothing has filled */
+
+static const char usage_text[] =
+    "usage: lifetime [--scenario N] [--chunks C] [--n ELEMENTS] [--steps K] [--seed S]\n"
+    "  --scenario N  run scenario N only, 1 to 4 (default: all)\n"
+    "  --chunks C    chunks in scenarios 1, 3 and 4, 2 to 64 (default 8)\n"
+    "  --n ELEMENTS  32-bit numbers per chunk, 1024 to 67108864 (default 1048576)\n"
+    "  --steps K     scramble steps per number, 1 to 1048576 (default 32768:\n"
+    "                a chunk's kernel outlasts its copy and refill)\n"
+    "  --seed S      the input data, 0 to 4294967295 (default 1)\n";
 
 struct params {
     size_t n;           /* elements per chunk */
     unsigned chunks;    /* chunks (scenarios 1, 3, 4) */
     uint32_t steps;     /* scramble steps per element */
+    uint32_t seed;      /* every input comes from it */
 };
 
-/* ---------------------------------------------------------------- CPU reference */
+/* ---------------------------------------------------------------- CPU check */
 
-/* Set (*a, *c) so that y -> a*y + c equals K steps of y -> A*y + C. */
-static void affine_power(uint32_t steps, uint32_t *a, uint32_t *c)
+/* The scenario 3 key of batch `batch`: input 16 + batch of the seed. */
+static void make_key(uint32_t *h_key, uint32_t seed, unsigned batch)
 {
-    uint32_t ra = 1, rc = 0, pa = LCG_A, pc = LCG_C;
-
-    for (; steps != 0; steps >>= 1) {
-        if (steps & 1) {
-            rc = pa * rc + pc;
-            ra = pa * ra;
-        }
-        pc = pa * pc + pc;
-        pa = pa * pa;
-    }
-    *a = ra;
-    *c = rc;
+    lab_fill(h_key, KEY_N, seed, 16 + batch);
 }
-
-/* The input of a scenario: a hash of each index, never all zeros. */
-static void fill_input(uint32_t *h, size_t n, uint32_t salt)
-{
-    for (size_t i = 0; i < n; i++)
-        h[i] = lab_hash32((uint32_t)i ^ (salt << 28)) | 1;
-}
-
-/* The scenario 3 key of batch `batch`. */
-static void make_key(uint32_t *h_key, unsigned batch)
-{
-    for (uint32_t i = 0; i < KEY_N; i++)
-        h_key[i] = lab_hash32(i + 7919U * (batch + 1));
-}
-
-struct mismatch {
-    size_t bad, first;
-    uint32_t got, want;
-};
 
 /*
- * Compare out[0..n) with K steps from in[i] (xor key[i % KEY_N] when key is
- * not NULL); `base` is out[0]'s index in the whole result. Adds to *m.
+ * Print the scenario's digest, "digest_scenarioN" (the checker recomputes
+ * it), and its verdict line. Return 1 if it verified.
  */
-static void compare(struct mismatch *m, const uint32_t *h_out, const uint32_t *h_in,
-                    const uint32_t *key, size_t n, uint32_t steps, size_t base)
+static int verdict(int sc, const char *title, const struct lab_mismatch *m,
+                   const struct lab_digest *d, size_t n)
 {
-    uint32_t a, c;
+    char name[16];
 
-    affine_power(steps, &a, &c);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t x = key ? h_in[i] ^ key[i % KEY_N] : h_in[i];
-        uint32_t want = a * x + c;
-
-        if (h_out[i] != want && m->bad++ == 0) {
-            m->first = base + i;
-            m->got = h_out[i];
-            m->want = want;
-        }
-    }
-}
-
-/* Print the scenario's verdict line. Return 1 if it verified. */
-static int verdict(int sc, const char *title, const struct mismatch *m, size_t n)
-{
+    snprintf(name, sizeof name, "scenario%d", sc);
+    lab_digest_print(name, lab_digest_value(d));
     if (m->bad == 0) {
         printf("scenario %d (%s): verified all %zu elements\n", sc, title, n);
         return 1;
@@ -127,33 +91,14 @@ static void *xmalloc(size_t bytes)
 
 /* ---------------------------------------------------------------- kernels */
 
-/* out[i] = K steps of y -> A*y + C from y = in[i]. */
-__global__ void scramble_kernel(uint32_t *out, const uint32_t *in, size_t n, uint32_t steps)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-
-    if (i < n) {
-        uint32_t y = in[i];
-
-        for (uint32_t k = 0; k < steps; k++)
-            y = y * LCG_A + LCG_C;
-        out[i] = y;
-    }
-}
-
-/* The same, from y = in[i] xor key[i % KEY_N]. */
+/* scramble_kernel (common/scramble.h), and the same from in[i] xor key[i % KEY_N]. */
 __global__ void keyed_kernel(uint32_t *out, const uint32_t *in, const uint32_t *key,
                              size_t n, uint32_t steps)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 
-    if (i < n) {
-        uint32_t y = in[i] ^ key[i % KEY_N];
-
-        for (uint32_t k = 0; k < steps; k++)
-            y = y * LCG_A + LCG_C;
-        out[i] = y;
-    }
+    if (i < n)
+        out[i] = lcg_steps(in[i] ^ key[i % KEY_N], steps);
 }
 
 /* ---------------------------------------------------------------- launchers */
@@ -192,12 +137,13 @@ static int scenario_staging(const struct params *p)
     uint32_t *h_src, *h_out, *h_stage[2], *d_in, *d_out;
     cudaStream_t s_copy, s_comp;
     cudaEvent_t ev_staged[2];
-    struct mismatch m = { 0, 0, 0, 0 };
+    struct lab_mismatch m = { 0, 0, 0, 0 };
+    struct lab_digest d;
     unsigned k;
     int b;
 
     h_src = (uint32_t *)xmalloc(total * sizeof(uint32_t));
-    fill_input(h_src, total, 1);
+    lab_fill(h_src, total, p->seed, 1);
     CUDA_CHECK(cudaMallocHost(&h_out, total * sizeof(uint32_t)));
     memset(h_out, HOST_POISON, total * sizeof(uint32_t));
     CUDA_CHECK(cudaMalloc(&d_in, total * sizeof(uint32_t)));
@@ -231,7 +177,8 @@ static int scenario_staging(const struct params *p)
     CUDA_CHECK(cudaStreamSynchronize(s_comp));
     NVTX_POP();
 
-    compare(&m, h_out, h_src, NULL, total, p->steps, 0);
+    lab_digest_init(&d);
+    scramble_compare(&m, &d, h_out, h_src, NULL, 1, total, p->steps, 0);
     for (b = 0; b < 2; b++) {
         CUDA_CHECK(cudaEventDestroy(ev_staged[b]));
         CUDA_CHECK(cudaFreeHost(h_stage[b]));
@@ -242,7 +189,7 @@ static int scenario_staging(const struct params *p)
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFreeHost(h_out));
     free(h_src);
-    return verdict(1, "staging buffer", &m, total);
+    return verdict(1, "staging buffer", &m, &d, total);
 }
 
 /* ---------------------------------------------------------------- scenario 2 */
@@ -258,12 +205,13 @@ static int scenario_results(const struct params *p)
     uint32_t *h_in, *h_out, *d_in, *d_out;
     cudaStream_t s[2];
     cudaEvent_t ev_home[2];
-    struct mismatch m = { 0, 0, 0, 0 };
+    struct lab_mismatch m = { 0, 0, 0, 0 };
+    struct lab_digest d;
     int h;
 
     CUDA_CHECK(cudaMallocHost(&h_in, 2 * half_bytes));
     CUDA_CHECK(cudaMallocHost(&h_out, 2 * half_bytes));
-    fill_input(h_in, 2 * n, 2);
+    lab_fill(h_in, 2 * n, p->seed, 2);
     memset(h_out, HOST_POISON, 2 * half_bytes);
     CUDA_CHECK(cudaMalloc(&d_in, 2 * half_bytes));
     CUDA_CHECK(cudaMalloc(&d_out, 2 * half_bytes));
@@ -283,11 +231,12 @@ static int scenario_results(const struct params *p)
                                    cudaMemcpyDeviceToHost, s[h]));
         CUDA_CHECK(cudaEventRecord(ev_home[h], s[h]));   /* half h is home */
     }
+    lab_digest_init(&d);
     for (h = 0; h < 2; h++) {
         /* TODO(2) */
         /* The copy back was only queued: wait until half h is home. */
         CUDA_CHECK(cudaEventSynchronize(ev_home[h]));
-        compare(&m, h_out + h * n, h_in + h * n, NULL, n, p->steps, h * n);
+        scramble_compare(&m, &d, h_out + h * n, h_in + h * n, NULL, 1, n, p->steps, h * n);
     }
     NVTX_POP();
 
@@ -299,7 +248,7 @@ static int scenario_results(const struct params *p)
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFreeHost(h_in));
     CUDA_CHECK(cudaFreeHost(h_out));
-    return verdict(2, "reading results", &m, 2 * n);
+    return verdict(2, "reading results", &m, &d, 2 * n);
 }
 
 /* ---------------------------------------------------------------- scenario 3 */
@@ -310,9 +259,10 @@ static int scenario_results(const struct params *p)
  * stream is done with it: a buffer on this function's stack would be gone
  * (reused by the next call) before the copy gets to read it.
  */
-static void upload_key(uint32_t *d_key, uint32_t *h_key, unsigned batch, cudaStream_t s)
+static void upload_key(uint32_t *d_key, uint32_t *h_key, uint32_t seed, unsigned batch,
+                       cudaStream_t s)
 {
-    make_key(h_key, batch);
+    make_key(h_key, seed, batch);
     CUDA_CHECK(cudaMemcpyAsync(d_key, h_key, KEY_N * sizeof(uint32_t),
                                cudaMemcpyHostToDevice, s));
 }
@@ -326,13 +276,14 @@ static int scenario_keys(const struct params *p)
     size_t n = p->n, total = n * p->chunks;
     uint32_t *h_in, *h_out, *h_keys, *d_in, *d_out, *d_keys, key[KEY_N];
     cudaStream_t s;
-    struct mismatch m = { 0, 0, 0, 0 };
+    struct lab_mismatch m = { 0, 0, 0, 0 };
+    struct lab_digest d;
     unsigned j;
 
     CUDA_CHECK(cudaMallocHost(&h_in, total * sizeof(uint32_t)));
     CUDA_CHECK(cudaMallocHost(&h_out, total * sizeof(uint32_t)));
     CUDA_CHECK(cudaMallocHost(&h_keys, p->chunks * KEY_N * sizeof(uint32_t)));
-    fill_input(h_in, total, 3);
+    lab_fill(h_in, total, p->seed, 3);
     memset(h_out, HOST_POISON, total * sizeof(uint32_t));
     CUDA_CHECK(cudaMalloc(&d_in, total * sizeof(uint32_t)));
     CUDA_CHECK(cudaMalloc(&d_out, total * sizeof(uint32_t)));
@@ -344,7 +295,7 @@ static int scenario_keys(const struct params *p)
     CUDA_CHECK(cudaMemcpyAsync(d_in, h_in, total * sizeof(uint32_t),
                                cudaMemcpyHostToDevice, s));
     for (j = 0; j < p->chunks; j++) {
-        upload_key(d_keys + j * KEY_N, h_keys + j * KEY_N, j, s);
+        upload_key(d_keys + j * KEY_N, h_keys + j * KEY_N, p->seed, j, s);
         keyed(d_out + j * n, d_in + j * n, d_keys + j * KEY_N, n, p->steps, s);
     }
     CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, total * sizeof(uint32_t),
@@ -352,9 +303,10 @@ static int scenario_keys(const struct params *p)
     CUDA_CHECK(cudaStreamSynchronize(s));
     NVTX_POP();
 
+    lab_digest_init(&d);
     for (j = 0; j < p->chunks; j++) {
-        make_key(key, j);
-        compare(&m, h_out + j * n, h_in + j * n, key, n, p->steps, j * n);
+        make_key(key, p->seed, j);
+        scramble_compare(&m, &d, h_out + j * n, h_in + j * n, key, KEY_N, n, p->steps, j * n);
     }
     CUDA_CHECK(cudaStreamDestroy(s));
     CUDA_CHECK(cudaFree(d_in));
@@ -363,7 +315,7 @@ static int scenario_keys(const struct params *p)
     CUDA_CHECK(cudaFreeHost(h_in));
     CUDA_CHECK(cudaFreeHost(h_out));
     CUDA_CHECK(cudaFreeHost(h_keys));
-    return verdict(3, "stack buffer", &m, total);
+    return verdict(3, "stack buffer", &m, &d, total);
 }
 
 /* ---------------------------------------------------------------- scenario 4 */
@@ -393,7 +345,8 @@ static int scenario_scratch(const struct params *p)
     uint32_t *h_in, *h_out, *d_out, **d_tmp;
     cudaStream_t s_prep, s_comp;
     cudaEvent_t *ev_ready, *ev_used;
-    struct mismatch m = { 0, 0, 0, 0 };
+    struct lab_mismatch m = { 0, 0, 0, 0 };
+    struct lab_digest d;
     unsigned j;
 
     d_tmp = (uint32_t **)xmalloc(p->chunks * sizeof *d_tmp);
@@ -401,7 +354,7 @@ static int scenario_scratch(const struct params *p)
     ev_used = (cudaEvent_t *)xmalloc(p->chunks * sizeof *ev_used);
     CUDA_CHECK(cudaMallocHost(&h_in, total * sizeof(uint32_t)));
     CUDA_CHECK(cudaMallocHost(&h_out, total * sizeof(uint32_t)));
-    fill_input(h_in, total, 4);
+    lab_fill(h_in, total, p->seed, 4);
     memset(h_out, HOST_POISON, total * sizeof(uint32_t));
     CUDA_CHECK(cudaMalloc(&d_out, total * sizeof(uint32_t)));
     CUDA_CHECK(cudaStreamCreate(&s_prep));
@@ -433,7 +386,8 @@ static int scenario_scratch(const struct params *p)
     NVTX_POP();
 
     CUDA_CHECK(cudaStreamSynchronize(s_prep));
-    compare(&m, h_out, h_in, NULL, total, p->steps, 0);
+    lab_digest_init(&d);
+    scramble_compare(&m, &d, h_out, h_in, NULL, 1, total, p->steps, 0);
     for (j = 0; j < p->chunks; j++) {
         CUDA_CHECK(cudaEventDestroy(ev_ready[j]));
         CUDA_CHECK(cudaEventDestroy(ev_used[j]));
@@ -446,69 +400,32 @@ static int scenario_scratch(const struct params *p)
     free(d_tmp);
     free(ev_ready);
     free(ev_used);
-    return verdict(4, "scratch memory", &m, total);
+    return verdict(4, "scratch memory", &m, &d, total);
 }
 
 /* ---------------------------------------------------------------- main */
 
-static void usage(FILE *to)
-{
-    fprintf(to, "usage: lifetime [--scenario N] [--chunks C] [--n ELEMENTS] [--steps K]\n"
-                "  --scenario N  run scenario N only, 1 to 4 (default: all)\n"
-                "  --chunks C    chunks in scenarios 1, 3 and 4 (default %u)\n"
-                "  --n ELEMENTS  32-bit numbers per chunk (default %llu)\n"
-                "  --steps K     scramble steps per number (default %u)\n",
-            DEFAULT_CHUNKS, DEFAULT_N, DEFAULT_STEPS);
-}
-
-/* Read the options. Exits 2 with usage on a bad one. */
-static void parse_args(int argc, char **argv, struct params *p, int *only)
-{
-    unsigned long long v;
-    int i;
-
-    for (i = 1; i < argc; i++) {
-        const char *arg = i + 1 < argc ? argv[i + 1] : NULL;
-
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            exit(LAB_EXIT_OK);
-        } else if (strcmp(argv[i], "--scenario") == 0) {
-            if (lab_parse_size("--scenario", arg, 1, 4, &v) != 0)
-                goto bad;
-            *only = (int)v;
-        } else if (strcmp(argv[i], "--chunks") == 0) {
-            if (lab_parse_size("--chunks", arg, 2, 64, &v) != 0)
-                goto bad;
-            p->chunks = (unsigned)v;
-        } else if (strcmp(argv[i], "--n") == 0) {
-            if (lab_parse_size("--n", arg, KEY_N, 1ULL << 26, &v) != 0)
-                goto bad;
-            p->n = (size_t)v;
-        } else if (strcmp(argv[i], "--steps") == 0) {
-            if (lab_parse_size("--steps", arg, 1, 1U << 20, &v) != 0)
-                goto bad;
-            p->steps = (uint32_t)v;
-        } else {
-            fprintf(stderr, "unknown option: %s\n", argv[i]);
-            goto bad;
-        }
-        i++;
-    }
-    return;
-bad:
-    usage(stderr);
-    exit(LAB_EXIT_USAGE);
-}
-
 int main(int argc, char **argv)
 {
-    struct params p = { DEFAULT_N, DEFAULT_CHUNKS, DEFAULT_STEPS };
-    int only = 0, ran = 0, failed = 0;
+    unsigned long long only = 0, chunks = 8, n = 1048576, steps = 32768,
+                       seed = 1;                                /* the defaults */
+    const struct lab_option opts[] = {
+        { "--scenario", &only, 1, 4, NULL },
+        { "--chunks", &chunks, 2, 64, NULL },
+        { "--n", &n, KEY_N, 1ULL << 26, NULL },
+        { "--steps", &steps, 1, 1ULL << 20, NULL },
+        { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
+    };
+    struct params p;
+    int ran = 0, failed = 0;
     char which[16] = "";
     cudaDeviceProp prop;
 
-    parse_args(argc, argv, &p, &only);
+    lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
+    p.n = (size_t)n;
+    p.chunks = (unsigned)chunks;
+    p.steps = (uint32_t)steps;
+    p.seed = (uint32_t)seed;
     prop = lab_pick_device();
     printf("lifetime: %s, chunks of %zu elements (%.1f MiB), %u steps, on %s\n",
            only ? "one scenario" : "4 scenarios", p.n,
