@@ -95,7 +95,7 @@ elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.
         is_true 'ls >= 0.8 * k' ls="$ls" k="$k" || say_fail \
             "launch_sync_ms at least the kernel's traced run, $(fmt "$k") ms" \
             "launch_sync_ms = $ls" \
-            "synchronize after the launch (TODO 6), so the host waits for the kernel"
+            "synchronize after the launch (TODO 5), so the host waits for the kernel"
     fi
 }
 

@@ -149,7 +149,7 @@ need_ranges() {
     kinds=$( (measured h2d; measured d2h) | awk -F'\t' '{ print $8 }' | sort -u | tr '\n' ' ')
     [ "$kinds" = "PINNED " ] || say_fail "the copies to and from pinned host memory" \
         "memory kinds: $kinds" \
-        "keep cudaMallocHost for h_in and h_out: from malloc memory an async copy makes the host wait (lab 03)"
+        "keep cudaMallocHost for h_in and h_out: from malloc memory cudaMemcpyAsync may make the host wait (lab 03 measures it)"
     # structure, not a ratio of times: the host was done issuing while the
     # GPU still had the work to do
     issue=$(range issue 2) end=$(gpu_end)

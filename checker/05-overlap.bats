@@ -1,10 +1,13 @@
 #!/usr/bin/env bats
 # 05-overlap.bats -- the checks of lab 05 (multi-stream overlap).
 # Run from the lab folder with `make check`, or `make check LAB=05` at the top.
-# The program runs twice under the trace tool: as given (depth-first issue
-# order) and with --order breadth. Each run does the sequential and the
-# pipelined version R times, alternately, each inside an NVTX range
-# ("sequential", "pipelined") so that the checks can tell them apart.
+# The program runs three times under the trace tool: as given (depth-first
+# issue order timed), with --order breadth, and on an uneven shape (7 chunks
+# over 3 streams, small). Each run does the sequential and the pipelined
+# version R times, alternately, each inside an NVTX range ("sequential",
+# "pipelined") so that the checks can tell them apart, then the order it did
+# not time once, untimed, inside the range "other_order"; every version's
+# result is checked.
 
 bats_require_minimum_version 1.5.0
 LAB_ID=05-overlap
@@ -31,13 +34,20 @@ setup_file() {
     build_lab
     run_lab main --trace
     run_lab breadth --trace -- --order breadth
+    run_lab uneven --trace -- --chunks 7 --streams 3 --size-mib 16 --reps 1
     run_lab badopt -- --frobnicate
     run_lab badorder -- --order sideways
     run_lab nodev --env CUDA_VISIBLE_DEVICES= --
 }
 
 # label RUN: how a run was made, for messages.
-label() { [ "$1" = breadth ] && echo "with --order breadth" || echo "as given (depth-first)"; }
+label() {
+    case $1 in
+        breadth) echo "with --order breadth" ;;
+        uneven) echo "with --chunks 7 --streams 3" ;;
+        *) echo "as given (depth-first)" ;;
+    esac
+}
 
 # reps RUN RANGE: one line per NVTX range RANGE ("sequential", "pipelined") in
 # the trace of RUN, for the GPU work that started inside it:
@@ -120,7 +130,7 @@ near_bound() {
 
 @test "it runs to the end and exits 0, in both issue orders" {
     local run
-    for run in main breadth; do
+    for run in main breadth uneven; do
         check_exits_ok "$run" \
             "a CUDA error names the file:line and the call; a wrong result is the next check" \
             "$(label "$run"): "
@@ -129,10 +139,10 @@ near_bound() {
 
 @test "every element of the result is right, in both issue orders" {
     local run
-    for run in main breadth; do
-        check_verified "$run" "RESULT: verified all ... elements, sequential and pipelined" WRONG \
-            "chunk c starts at element c * p->chunk, in h_in, d_in, d_out and h_out alike, and has chunk_len(p, c) elements" \
-            "$(label "$run"): "
+    for run in main breadth uneven; do
+        check_verified "$run" "RESULT: verified all ... elements, sequential and pipelined in both orders" WRONG \
+            "chunk c starts at element chunk_start(p, c), in h_in, d_in, d_out and h_out alike, and has chunk_len(p, c) elements" \
+            "$(label "$run"): " || return 1
     done
 }
 
@@ -148,6 +158,44 @@ near_bound() {
     done
 }
 
+# streams_of RUN: for the GPU work inside the NVTX ranges "pipelined" and
+# "other_order" of RUN, one line per stream: "KIND KERNELS" (KIND: created or
+# default), most kernels first.
+streams_of() {
+    { tq "$1" streams gpu | sed 's/^/S\t/' | tr ' ' '\t'
+      tq "$1" list nvtx:pipelined | sed 's/^/R\t/'
+      tq "$1" list nvtx:other_order | sed 's/^/R\t/'
+      tq "$1" list gpu | sed 's/^/G\t/'; } |
+    awk -F'\t' '
+        $1 == "S" { kind[$2] = $3; next }
+        $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
+        {
+            for (i = 1; i <= n; i++)
+                if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
+            if (i > n) next
+            used[$6] += 0
+            if ($5 == "kernel") used[$6]++
+        }
+        END { for (s in used) print (s in kind ? kind[s] : "unknown"), used[s] }' |
+    sort -k2,2nr
+}
+
+# 7 chunks over 3 streams: chunks 0, 3, 6 in the first, 1 and 4 in the
+# second, 2 and 5 in the third, for each pipelined pass. With streams[c]
+# instead of streams[c % 3], chunks 3 to 6 go to p->streams[3..6], which were
+# never created: the legacy default stream.
+@test "with 7 chunks over 3 streams, chunk c runs in stream c % 3" {
+    need_run uneven
+    need_trace uneven
+    local seen passes
+    passes=$(( $(tq uneven count nvtx:pipelined) + $(tq uneven count nvtx:other_order) ))
+    seen=$(streams_of uneven | tr '\n' ' ' | sed 's/ $//')
+    [ "$seen" = "created $((3 * passes)) created $((2 * passes)) created $((2 * passes))" ] ||
+        say_fail "the pipelined kernels on 3 created streams: $((3 * passes)), $((2 * passes)) and $((2 * passes)) kernels ($passes pipelined passes)" \
+        "$(label uneven): kernels per stream: ${seen:-none}" \
+        "chunk c goes to p->streams[c % p->nstreams]: only p.nstreams streams were created, and p->streams[c] past them is 0, the default stream"
+}
+
 @test "every copy is from or to pinned memory" {
     local run pageable pinned
     for run in main breadth; do
@@ -158,7 +206,7 @@ near_bound() {
         [ "$pageable" = 0 ] && [ "$pinned" -gt 0 ] || say_fail \
             "every H2D and D2H copy from/to pinned memory" \
             "$pinned pinned, $pageable pageable copies" \
-            "allocate h_in and h_out with cudaMallocHost (TODO 1): from malloc'd memory cudaMemcpyAsync makes the host wait"
+            "allocate h_in and h_out with cudaMallocHost (TODO 1): from malloc'd memory cudaMemcpyAsync may make the host wait, and its copy cannot overlap a kernel"
     done
 }
 
@@ -171,7 +219,7 @@ near_bound() {
         is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || say_fail \
             "H2D copies running while kernels run (at least 5% of the H2D time)" \
             "$(fmt "$(cut -d ' ' -f 1 <<<"$ov")") ms of overlap, $(fmt "$(cut -d ' ' -f 2 <<<"$ov")") of the H2D time" \
-            "give scramble() the chunk's stream: a kernel on the default stream waits for every stream, and they for it"
+            "give scramble() the chunk's stream: a kernel on the legacy default stream waits for every blocking stream (cudaStreamCreate makes blocking ones), and they for it"
     done
 }
 
