@@ -20,13 +20,14 @@ SANITIZER=$(command -v compute-sanitizer ||
 # small sizes under the sanitizer: it is slow, and the hazard does not need more
 SANITIZER_ARGS=(--scenario 4 --n 65536 --chunks 4 --steps 64)
 
-# run_stress NAME ARGS...: one run of the program under the stress tool, kept
-# like run_lab's ($RUNS/NAME.{out,err,rc}).
+# run_stress NAME ARGS...: one run of the program under the stress tool, given
+# ARGS and the checker's --seed, kept like run_lab's ($RUNS/NAME.{out,err,rc,how}).
 run_stress() {
     local name=$1 rc=0
     shift
     built_ok || return 0
-    timeout -k 5 "$RUN_TIMEOUT" "$STRESS" -- "$LAB_DIR/$PROG" "$@" \
+    { echo 0; echo --; printf '%s\n' "$@"; } >"$RUNS/$name.how"
+    timeout -k 5 "$RUN_TIMEOUT" "$STRESS" -- "$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)" \
         >"$RUNS/$name.out" 2>"$RUNS/$name.err" || rc=$?
     echo "$rc" >"$RUNS/$name.rc"
 }
@@ -44,6 +45,7 @@ setup_file() {
             rc=0
             timeout -k 5 "$RUN_TIMEOUT" "$SANITIZER" --tool memcheck \
                 --track-stream-ordered-races all "$LAB_DIR/$PROG" "${SANITIZER_ARGS[@]}" \
+                --seed "$(lab_seed)" \
                 >"$RUNS/sanitizer.out" 2>"$RUNS/sanitizer.err" || rc=$?
             echo "$rc" >"$RUNS/sanitizer.rc"
         fi
@@ -67,7 +69,8 @@ need_stress() {
     fi
 }
 
-# check_scenario N HINT: scenario N verified under stress, and in the plain run.
+# check_scenario N HINT: scenario N verified under stress, and in the plain
+# run, each with the digest of the right result (check_digests).
 check_scenario() {
     local sc=$1 hint=$2 line
     need_run main || return 1       # skips when there is no device
@@ -80,9 +83,11 @@ check_scenario() {
             "${line:-no \"scenario $sc\" line (exit status $(rc_of "s$sc"))}" "$hint"
         return 1
     fi
+    check_digests "s$sc" "under the stress tool: " "scenario$sc" || return 1
     line=$(scenario_line main "$sc")
-    [[ $line == *": verified"* ]] || say_fail "scenario $sc verified in a plain run too" \
-        "${line:-no \"scenario $sc\" line}" "$hint"
+    [[ $line == *": verified"* ]] || { say_fail "scenario $sc verified in a plain run too" \
+        "${line:-no \"scenario $sc\" line}" "$hint"; return 1; }
+    check_digests main "" "scenario$sc"
 }
 
 # window N: "START END" (ms) of the NVTX range "scenario N" in the main trace.
@@ -140,7 +145,7 @@ overlap_in() {
 }
 
 @test "scenario 3: a copy never reads a helper's stack after the helper has returned" {
-    check_scenario 3 "the copy may run after upload_key returns: give the key memory that lives until the stream is done with it, one buffer per chunk (a static buffer is refilled while earlier copies still wait) (TODO 3)"
+    check_scenario 3 "the copy may run after upload_key returns, when its stack is gone: let the caller pass upload_key a pinned buffer of KEY_N words for each chunk (cudaMallocHost, chunks * KEY_N words in all), freed only after the stream is synchronized; not one static buffer either: each chunk's key would overwrite the last before its copy ran (TODO 3)"
 }
 
 @test "scenario 4: scratch memory goes back to the pool only after the kernel that reads it is done" {

@@ -9,12 +9,15 @@
 # LAB_DIR   the folder with the program to check (default: labs/$LAB_ID)
 # RUN_TIMEOUT   seconds one run of the program may take (default 60)
 # BUILD_TIMEOUT seconds the build may take (default 180)
+# LAB_SEED  the --seed every run gets (default: a new one from /dev/urandom
+#           for each checker run; the kit's replays set it)
 
 KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 LAB_DIR="${LAB_DIR:-$KIT_ROOT/labs/$LAB_ID}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-60}"
 BUILD_TIMEOUT="${BUILD_TIMEOUT:-180}"
 STREAMTRACE="${STREAMTRACE:-$KIT_ROOT/checker/trace/streamtrace}"
+DIGESTS="$KIT_ROOT/checker/verify/digests"
 
 # Where setup_file keeps the runs. BATS_FILE_TMPDIR exists from bats 1.4 on.
 RUNS="${BATS_FILE_TMPDIR:-${BATS_TMPDIR:-/tmp}}/runs"
@@ -50,9 +53,21 @@ built_ok() { [ "$(cat "$RUNS/build.rc" 2>/dev/null)" = 0 ]; }
 
 # ------------------------------------------------------------ running
 
+# lab_seed: the seed of this checker's runs, chosen once (kept in $RUNS/seed):
+# LAB_SEED, else 32 random bits. Each run is given --seed with it, so its input
+# is new every time, and the kit's digest tool knows what the results must be.
+lab_seed() {
+    if [ ! -s "$RUNS/seed" ]; then
+        mkdir -p "$RUNS"
+        echo "${LAB_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" >"$RUNS/seed"
+    fi
+    cat "$RUNS/seed"
+}
+
 # run_lab NAME [--trace] [--env VAR=VALUE]... -- ARGS...
 # Run the built program once under a timeout (and under the trace tool with
-# --trace); keep NAME.out, NAME.err, NAME.rc and NAME.trace in $RUNS.
+# --trace), given ARGS and --seed (lab_seed); keep NAME.out, NAME.err, NAME.rc
+# and NAME.trace in $RUNS.
 run_lab() {
     local name=$1 trace=0 envs=() rc
     shift
@@ -70,7 +85,7 @@ run_lab() {
     local a
     { echo "$trace"; for a in "${envs[@]}"; do echo "$a"; done; echo --
       for a in "$@"; do echo "$a"; done; } >"$RUNS/$name.how"
-    local cmd=("$LAB_DIR/$PROG" "$@")
+    local cmd=("$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)")
     # without the trace tool the run goes on untraced: need_trace says why
     if [ "$trace" = 1 ] && [ -x "$STREAMTRACE" ]; then
         cmd=("$STREAMTRACE" run -o "$RUNS/$name.trace" -- "${cmd[@]}")
@@ -329,11 +344,41 @@ check_exits_ok() {
 }
 
 # check_verified RUN EXPECTED PATTERN HINT [PREFIX]: RUN printed
-# "RESULT: verified ..."; else show its first line matching PATTERN.
+# "RESULT: verified ..."; else show its first line matching PATTERN. And the
+# digests it printed are those of the right results (check_digests).
 check_verified() {
     need_run "$1" || return 1
-    grep -q '^RESULT: verified' "$RUNS/$1.out" || say_fail "$2" \
-        "${5:-}$(grep -m 1 "$3" "$RUNS/$1.out" || echo 'no RESULT line')" "$4"
+    grep -q '^RESULT: verified' "$RUNS/$1.out" || { say_fail "$2" \
+        "${5:-}$(grep -m 1 "$3" "$RUNS/$1.out" || echo 'no RESULT line')" "$4"; return 1; }
+    check_digests "$1" "${5:-}"
+}
+
+# run_args RUN: the options RUN was given (as saved in RUN.how), one a line.
+run_args() { sed '1,/^--$/d' "$RUNS/$1.how" 2>/dev/null; }
+
+# check_digests RUN [PREFIX [NAME...]]: for each result of RUN (or only those
+# named, e.g. scenario2), the program printed "digest_NAME = HEX" with the
+# digest the kit's own tool (checker/verify/digests) computes for RUN's
+# options and seed: the verdict does not rest on the program's verify().
+check_digests() {
+    local run=$1 prefix=${2:-} seed want name eq value got args=()
+    shift 2 2>/dev/null || shift
+    seed=$(lab_seed)
+    [ -x "$DIGESTS" ] || make --no-print-directory -s -C "$KIT_ROOT/checker/verify" >/dev/null 2>&1
+    [ -x "$DIGESTS" ] || { echo "not checked: the kit's digest tool is not built (make tools)"; return 1; }
+    mapfile -t args < <(run_args "$run")
+    want=$("$DIGESTS" "$LAB_ID" "${args[@]}" --seed "$seed" 2>&1) || {
+        echo "not checked: the kit's digest tool refused the run's options: $want"; return 1; }
+    while read -r name eq value; do
+        [ $# -eq 0 ] || [[ " $* " == *" ${name#digest_} "* ]] || continue
+        got=$(awk -v k="$name" '$1 == k && $2 == "=" { print $3 }' "$RUNS/$run.out" |
+            sort -u | tr '\n' ' ' | sed 's/ $//')
+        [ "$got" = "$value" ] || { say_fail \
+            "$name = $value, the digest of the right result for --seed $seed (computed by the kit)" \
+            "$prefix$([ -n "$got" ] && echo "$name = $got" || echo "no line \"$name = ...\"")" \
+            "the printed digest is not the digest of the right result: was verify() or the RESULT line edited? (--seed $seed gives this run's input again)"
+            return 1; }
+    done <<<"$want"
 }
 
 # check_usage NAME ARGS: run NAME (given ARGS) exited 2 with a usage line.

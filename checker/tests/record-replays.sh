@@ -3,8 +3,12 @@
 # (solution, starter, each mutant) for checker/tests/replay.bats.
 #   checker/tests/record-replays.sh OUTDIR [LAB...]   writes OUTDIR/replays.tgz
 # Each run the checker traces is recorded: the one with no arguments (r.*)
-# and each `run_lab NAME --trace -- ARGS` of the lab's .bats file (r<args>.*).
+# and each `run_lab NAME --trace -- ARGS` of the lab's .bats file (r<args>.*),
+# all with --seed REPLAY_SEED (default 20261123), kept in each variant's file
+# `seed`: replay.bats gives the checker that seed (LAB_SEED), so the digests
+# the programs printed are the ones the kit computes.
 set -u
+REPLAY_SEED=${REPLAY_SEED:-20261123}
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -32,13 +36,14 @@ for v in $(cd "$work" && ls -d */*); do
     prog=$(sed -n 's/^PROG *:= *//p' "$work/$v/Makefile")
     r="$out/replays/$v"
     mkdir -p "$r"
+    echo "$REPLAY_SEED" >"$r/seed"
     sed -n 's/^ *run_lab [a-z0-9_]* --trace -- \(.*\)$/\1/p' "checker/$id.bats" |
     { echo; cat; } | while read -r args; do
         key=r
         [ -n "$args" ] && key=r$(printf '%s' "$args" | tr -c 'A-Za-z0-9' '-')
         # shellcheck disable=SC2086  # the arguments split as the checker splits them
         (cd "$work/$v" && timeout 120 "$KIT/checker/trace/streamtrace" run -o "$r/$key.trace" \
-            -- "./$prog" $args </dev/null >"$r/$key.out" 2>"$r/$key.err"; echo $? >"$r/$key.rc")
+            -- "./$prog" $args --seed "$REPLAY_SEED" </dev/null >"$r/$key.out" 2>"$r/$key.err"; echo $? >"$r/$key.rc")
     done
     echo "$v: exit $(cat "$r/r.rc")"
 done

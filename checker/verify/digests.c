@@ -1,0 +1,274 @@
+/*
+ * digests.c -- the digests of the right results of a lab program's run,
+ * computed by the kit, not by the program.
+ *
+ *   checker/verify/digests LAB [OPTIONS...]      LAB: 01-sync-copy, or 01
+ *   checker/verify/digests --options LAB         the lab's options, one a line:
+ *                                                NAME DEFAULT LO HI (or WORDS)
+ *
+ * Given the options a lab program was run with, --seed included, it prints
+ * the lines the program prints for each result it verifies, each with the
+ * digest of the right result:
+ *
+ *   $ checker/verify/digests 01 --n 1000 --seed 7
+ *     digest_out = 0123456789abcdef
+ *
+ * The checker holds a run's digest lines against these (check_digests in
+ * checker/lib/checks.bash): a program whose verify() was edited, or that
+ * prints its RESULT line by hand, has the wrong digests or none. The inputs,
+ * the reference and the digest are common/scramble.h and common/digest.h, the
+ * code the labs use; the options are read with common/options.h, with each
+ * lab's names, ranges and defaults, as in its .cu file (checker/tests/
+ * verify.bats holds the two against each other). Exit status 0; 2 on a bad
+ * command line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "digest.h"
+#include "scramble.h"
+
+#define MAX_OPTS 8
+#define BLOCK    65536              /* elements made and digested at a time */
+
+/* ---------------------------------------------------------------- results */
+
+/*
+ * The digest of K steps from input `salt` of `seed`, elements [0, n): from
+ * in[i] ^ key[i % key_n] when key is not NULL. Made a block at a time.
+ */
+static uint64_t scramble_digest(size_t n, uint32_t steps, uint32_t seed, uint32_t salt,
+                                const uint32_t *key, size_t key_n)
+{
+    static uint32_t out[BLOCK];
+    struct lab_digest d;
+    uint32_t a, c, x;
+    size_t b, i, len;
+
+    affine_power(steps, &a, &c);
+    lab_digest_init(&d);
+    for (b = 0; b < n; b += len) {
+        len = n - b < BLOCK ? n - b : BLOCK;
+        for (i = 0; i < len; i++) {
+            x = lab_input(seed, salt, b + i);
+            out[i] = a * (key != NULL ? x ^ key[(b + i) % key_n] : x) + c;
+        }
+        lab_digest_add(&d, out, len * sizeof *out);
+    }
+    return lab_digest_value(&d);
+}
+
+/* malloc or exit 1. */
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+
+    if (p == NULL) {
+        fprintf(stderr, "digests: out of memory for %zu bytes\n", bytes);
+        exit(LAB_EXIT_FAIL);
+    }
+    return p;
+}
+
+/* ---------------------------------------------------------------- per lab */
+
+/* Each takes the option values in the order of the lab's table below. */
+
+/* 01-sync-copy, 02-async-copy: --n, --steps, --seed. One result. */
+static void scramble_out(const unsigned long long *v)
+{
+    lab_digest_print("out", scramble_digest(v[0], (uint32_t)v[1], (uint32_t)v[2], 0, NULL, 1));
+}
+
+/* 03-pinned-memory: --max-mib, --seed. The round trip of each kind of memory
+ * brings back input 1, 2, 3 (pageable, pinned, registered), as large as the
+ * largest of the sizes 64 KiB, 256 KiB, ... up to --max-mib (12 at most). */
+static void pinned_memory(const unsigned long long *v)
+{
+    static const char *const kind[] = { "pageable", "pinned", "registered" };
+    size_t s, largest = 0, nsizes = 0;
+    int k;
+
+    for (s = 64 << 10; s <= (size_t)(v[0] << 20) && nsizes < 12; s *= 4, nsizes++)
+        largest = s;
+    for (k = 0; k < 3; k++)         /* 0 steps: back as sent */
+        lab_digest_print(kind[k], scramble_digest(largest / sizeof(uint32_t), 0,
+                                                  (uint32_t)v[1], (uint32_t)k + 1, NULL, 1));
+}
+
+/* 04-events: --part, --steps, --seed, on 2^20 + 3 numbers of input 0. Part
+ * 1: K steps each; part 3: y[i] + y[n-1-i] of those. */
+static void events(const unsigned long long *v)
+{
+    const size_t n = 1048579;
+    uint32_t a, c, *y;
+    size_t i;
+
+    if (v[0] == 0 || v[0] == 1)
+        lab_digest_print("part1", scramble_digest(n, (uint32_t)v[1], (uint32_t)v[2], 0, NULL, 1));
+    if (v[0] == 0 || v[0] == 3) {
+        y = (uint32_t *)xmalloc(2 * n * sizeof *y);
+        affine_power((uint32_t)v[1], &a, &c);
+        for (i = 0; i < n; i++)
+            y[i] = a * lab_input((uint32_t)v[2], 0, i) + c;
+        for (i = 0; i < n; i++)
+            y[n + i] = y[i] + y[n - 1 - i];
+        lab_digest_print("part3", lab_digest_of(y + n, n * sizeof *y));
+        free(y);
+    }
+}
+
+/* 05-overlap: --order, --streams, --chunks, --size-mib, --steps, --reps,
+ * --seed. The same result three ways: sequential, and pipelined in both orders. */
+static void overlap(const unsigned long long *v)
+{
+    uint64_t d = scramble_digest(v[3] * (1048576 / sizeof(uint32_t)), (uint32_t)v[4],
+                                 (uint32_t)v[6], 0, NULL, 1);
+
+    lab_digest_print("sequential", d);
+    lab_digest_print("depth_first", d);
+    lab_digest_print("breadth_first", d);
+}
+
+/* 06-lifetime: --scenario, --chunks, --n, --steps, --seed. Scenario s works
+ * on input s; scenario 2 on two halves of n, the others on `chunks` chunks
+ * of n, and scenario 3 mixes chunk j with key j (input 16 + j, 1024 words). */
+static void lifetime(const unsigned long long *v)
+{
+    const size_t key_n = 1024;
+    size_t n = v[2], total = v[2] * v[1], j;
+    uint32_t steps = (uint32_t)v[3], seed = (uint32_t)v[4], *key, *out, a, c;
+    struct lab_digest d;
+    char name[16];
+    int sc;
+
+    for (sc = 1; sc <= 4; sc++) {
+        if (v[0] != 0 && v[0] != (unsigned long long)sc)
+            continue;
+        snprintf(name, sizeof name, "scenario%d", sc);
+        if (sc != 3) {
+            lab_digest_print(name, scramble_digest(sc == 2 ? 2 * n : total, steps, seed,
+                                                   (uint32_t)sc, NULL, 1));
+            continue;
+        }
+        key = (uint32_t *)xmalloc(key_n * sizeof *key);
+        out = (uint32_t *)xmalloc(n * sizeof *out);
+        affine_power(steps, &a, &c);
+        lab_digest_init(&d);
+        for (j = 0; j < v[1]; j++) {
+            size_t i;
+
+            lab_fill(key, key_n, seed, 16 + (uint32_t)j);
+            for (i = 0; i < n; i++)
+                out[i] = a * (lab_input(seed, 3, j * n + i) ^ key[i % key_n]) + c;
+            lab_digest_add(&d, out, n * sizeof *out);
+        }
+        lab_digest_print(name, lab_digest_value(&d));
+        free(key);
+        free(out);
+    }
+}
+
+/* ---------------------------------------------------------------- the table */
+
+/* An option as the lab program takes it: name, default, range (or words). */
+struct spec {
+    const char *name;
+    unsigned long long def, lo, hi;
+    const char *const *words;
+};
+
+struct lab {
+    const char *id, *usage;
+    struct spec opt[MAX_OPTS];      /* ends with a NULL name */
+    void (*print)(const unsigned long long *v);
+};
+
+static const char *const order_words[] = { "depth", "breadth", NULL };
+
+#define SEED { "--seed", 1, 0, LAB_SEED_MAX, NULL }
+
+static const struct lab lab_table[] = {
+    { "01-sync-copy", "usage: digests 01-sync-copy [--n N] [--steps K] [--seed S]\n",
+      { { "--n", 16777219, 1, 1ULL << 30, NULL }, { "--steps", 1024, 1, 1ULL << 20, NULL },
+        SEED }, scramble_out },
+    { "02-async-copy", "usage: digests 02-async-copy [--n N] [--steps K] [--seed S]\n",
+      { { "--n", 16777219, 1, 1ULL << 30, NULL }, { "--steps", 16384, 1, 1ULL << 24, NULL },
+        SEED }, scramble_out },
+    { "03-pinned-memory", "usage: digests 03-pinned-memory [--max-mib N] [--seed S]\n",
+      { { "--max-mib", 256, 1, 1024, NULL }, SEED }, pinned_memory },
+    { "04-events", "usage: digests 04-events [--part N] [--steps K] [--seed S]\n",
+      { { "--part", 0, 1, 3, NULL }, { "--steps", 16384, 1, 1ULL << 24, NULL }, SEED },
+      events },
+    { "05-overlap", "usage: digests 05-overlap [--order depth|breadth] [--streams S]"
+                    " [--chunks C] [--size-mib N] [--steps K] [--reps R] [--seed S]\n",
+      { { "--order", 0, 0, 0, order_words }, { "--streams", 16, 1, 32, NULL },
+        { "--chunks", 16, 1, 1024, NULL }, { "--size-mib", 256, 1, 4096, NULL },
+        { "--steps", 768, 1, 1ULL << 20, NULL }, { "--reps", 5, 1, 100, NULL }, SEED },
+      overlap },
+    { "06-lifetime", "usage: digests 06-lifetime [--scenario N] [--chunks C] [--n N]"
+                     " [--steps K] [--seed S]\n",
+      { { "--scenario", 0, 1, 4, NULL }, { "--chunks", 8, 2, 64, NULL },
+        { "--n", 1048576, 1024, 1ULL << 26, NULL }, { "--steps", 32768, 1, 1ULL << 20, NULL },
+        SEED }, lifetime },
+};
+
+/* The lab whose id is `arg` or starts with `arg` and a dash (01). */
+static const struct lab *find_lab(const char *arg)
+{
+    size_t i, len = strlen(arg);
+
+    for (i = 0; i < sizeof lab_table / sizeof *lab_table; i++)
+        if (strcmp(lab_table[i].id, arg) == 0 ||
+            (len > 0 && strncmp(lab_table[i].id, arg, len) == 0 && lab_table[i].id[len] == '-'))
+            return &lab_table[i];
+    return NULL;
+}
+
+static const char usage_text[] =
+    "usage: digests LAB [OPTIONS...]   the digest lines of LAB's right results\n"
+    "       digests --options LAB      LAB's options: NAME DEFAULT LO HI (or WORDS)\n"
+    "LAB: 01-sync-copy ... 06-lifetime, or its number; OPTIONS: as the lab program's.\n";
+
+int main(int argc, char **argv)
+{
+    struct lab_option opts[MAX_OPTS];
+    unsigned long long v[MAX_OPTS];
+    const struct lab *lab;
+    int list = argc > 1 && strcmp(argv[1], "--options") == 0;
+    size_t k, n;
+
+    lab = argc > 1 + list ? find_lab(argv[1 + list]) : NULL;
+    if (lab == NULL) {
+        if (argc > 1 + list)
+            fprintf(stderr, "digests: no lab %s\n", argv[1 + list]);
+        fputs(usage_text, stderr);
+        return LAB_EXIT_USAGE;
+    }
+    for (n = 0; n < MAX_OPTS && lab->opt[n].name != NULL; n++) {
+        const struct spec *s = &lab->opt[n];
+
+        v[n] = s->def;
+        opts[n].name = s->name;
+        opts[n].value = &v[n];
+        opts[n].lo = s->lo;
+        opts[n].hi = s->hi;
+        opts[n].words = s->words;
+        if (!list)
+            continue;
+        printf("%s %llu", s->name, s->def);
+        if (s->words == NULL)
+            printf(" %llu %llu\n", s->lo, s->hi);
+        for (k = 0; s->words != NULL && s->words[k] != NULL; k++)
+            printf("%s%s", k ? "," : " ", s->words[k]);
+        if (s->words != NULL)
+            printf("\n");
+    }
+    if (list)
+        return LAB_EXIT_OK;
+    lab_parse_options(argc - 1, argv + 1, lab->usage, opts, n);
+    lab->print(v);
+    return LAB_EXIT_OK;
+}
