@@ -22,9 +22,10 @@ solutions: $(SOL_DIRS)
 $(LAB_DIRS) $(SOL_DIRS):
 	@$(MAKE) --no-print-directory -C $@
 
-tools:                                         ## build the trace tool and the stress shim
+tools:                                         ## build the trace tool, the stress shim and the digest tool
 	@$(MAKE) --no-print-directory -C checker/trace
 	@$(MAKE) --no-print-directory -C checker/stress
+	@$(MAKE) --no-print-directory -C checker/verify
 
 check: tools bats                              ## check the labs in labs/ (LAB=01 for one, REPORT=tap|junit)
 	@checker/run-checks --tree labs $(CHECK_ARGS)
@@ -74,7 +75,7 @@ $(BATS_VENDOR): checker/vendor/package.json checker/vendor/package-lock.json
 	$(Q)npm ci --prefix checker/vendor --no-audit --no-fund --loglevel=error
 	@touch $@
 
-CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace checker/stress checker/load slides)
+CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace checker/stress checker/load checker/verify slides)
 .PHONY: $(CLEAN_DIRS)
 clean: $(CLEAN_DIRS)                           ## remove what make built
 	rm -rf build reports
