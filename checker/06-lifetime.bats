@@ -205,7 +205,7 @@ overlap_in() {
     done
     [ -z "$bad" ] || say_fail "no cudaDeviceSynchronize inside any scenario" \
         "device-wide waits in:$bad" \
-        "cudaDeviceSynchronize waits for every stream's work too: wait for the one event that marks what you need"
+        "cudaDeviceSynchronize makes the host wait for the work of every stream: wait for the one event that marks what you need"
 }
 
 @test "a bad option is refused with usage and exit status 2" {
