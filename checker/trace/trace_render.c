@@ -528,94 +528,98 @@ static int same_row(const struct grid *g, size_t a, size_t b)
 	       memcmp(g->text + a * n, g->text + b * n, n) == 0;
 }
 
-/* Rows for the lanes, at most `room` for the streams other than the default:
- * first streams that drew the very same row share it ("stream 13 x4"),
- * then neighbours share a row ("streams 13-16"). g is the grid of one row per
- * lane. Return 0, or -1 when out of memory. */
-static int rows_fold(const struct lanes *L, const struct grid *g, size_t room, struct rows *R)
+/* A stream lane that may share a row: not the default stream. */
+static int foldable(const struct lane *l)
 {
-	R->row_of = malloc((L->n + 1) * sizeof *R->row_of);
-	R->label = malloc((L->n + 1) * sizeof *R->label);
-	if (!R->row_of || !R->label)
-		return -1;
-	int *count = calloc(L->n + 1, sizeof *count);
-	size_t *first = calloc(L->n + 1, sizeof *first); /* a row's first lane */
-	if (!count || !first) {
-		free(count);
-		free(first);
-		return -1;
-	}
-	size_t nfold = 0; /* streams that may fold: not the default */
-	for (size_t j = 0; j < L->nstreams; j++)
-		nfold += L->v[j].number != 0;
+	return l->kind == LANE_STREAM && l->number != 0;
+}
+
+/* A row per lane, except that when more than `room` streams may fold,
+ * those that drew the very same row share it ("stream 13 x4"). first[r]:
+ * row r's first lane. */
+static void fold_same(const struct lanes *L, const struct grid *g, size_t room,
+		      struct rows *R, size_t *first, int *count)
+{
+	size_t nfold = 0;
+	for (size_t j = 0; j < L->n; j++)
+		nfold += foldable(&L->v[j]);
 	R->n = 0;
 	for (size_t j = 0; j < L->n; j++) {
 		size_t r = R->n;
-		int may = j < L->nstreams && L->v[j].number != 0 && nfold > room;
-		for (size_t q = 0; may && q < R->n; q++)
-			if (L->v[first[q]].kind == LANE_STREAM && L->v[first[q]].number &&
-			    same_row(g, first[q], j)) {
+		for (size_t q = 0; nfold > room && foldable(&L->v[j]) && q < R->n; q++)
+			if (foldable(&L->v[first[q]]) && same_row(g, first[q], j)) {
 				r = q;
 				break;
 			}
-		if (r == R->n) {
-			first[R->n] = j;
-			R->n++;
-		}
+		if (r == R->n)
+			first[R->n++] = j;
 		R->row_of[j] = (int)r;
 		count[r]++;
 	}
 	for (size_t r = 0; r < R->n; r++) {
 		const struct lane *l = &L->v[first[r]];
-		if (count[r] > 1) {
-			snprintf(R->label[r], sizeof R->label[r], "%s x%d", l->label, count[r]);
-			R->folded_same = 1;
-		} else {
-			snprintf(R->label[r], sizeof R->label[r], "%s", l->label);
-		}
+		snprintf(R->label[r], sizeof R->label[r], count[r] > 1 ? "%s x%d" : "%s",
+			 l->label, count[r]);
+		R->folded_same |= count[r] > 1;
 	}
-	/* still too many: neighbours share a row, in groups of `per` */
-	size_t streams_rows = 0, lo = R->n, hi = 0;
+}
+
+/* Still more than `room` stream rows: neighbours share a row, as many a
+ * row as it takes ("streams 13-16"). Return 0, or -1 when out of memory. */
+static int fold_groups(const struct lanes *L, size_t room, struct rows *R, const size_t *first)
+{
+	size_t nrows = 0, lo = R->n, hi = 0;
 	for (size_t r = 0; r < R->n; r++)
-		if (L->v[first[r]].kind == LANE_STREAM && L->v[first[r]].number) {
-			streams_rows++;
+		if (foldable(&L->v[first[r]])) {
+			nrows++;
 			lo = r < lo ? r : lo;
 			hi = r;
 		}
-	if (streams_rows > room) {
-		size_t per = (streams_rows + room - 1) / room;
-		int *merged = malloc(R->n * sizeof *merged);
-		if (!merged) {
-			free(count);
-			free(first);
-			return -1;
+	if (nrows <= room)
+		return 0;
+	size_t per = (nrows + room - 1) / room, nr = 0;
+	int *merged = malloc(R->n * sizeof *merged);
+	if (!merged)
+		return -1;
+	/* stream rows are lo..hi, one after the other; a new row's label goes
+	 * to a lower index than any still to be read */
+	for (size_t r = 0; r < R->n; r++) {
+		int grouped = r >= lo && r <= hi, starts = !grouped || (r - lo) % per == 0;
+		merged[r] = starts ? (int)nr++ : merged[r - 1];
+		if (!grouped) {
+			memmove(R->label[merged[r]], R->label[r], sizeof R->label[0]);
+		} else if (starts) {
+			size_t last = r + per - 1 > hi ? hi : r + per - 1;
+			uint32_t a = L->v[first[r]].id, b = L->v[first[last]].id;
+			snprintf(R->label[merged[r]], sizeof R->label[0],
+				 a == b ? "stream %u" : "streams %u-%u", a, b);
 		}
-		size_t nr = 0;
-		for (size_t r = 0; r < R->n; r++) {
-			int grouped = r >= lo && r <= hi;
-			merged[r] = grouped && (r - lo) % per ? merged[r - 1] : (int)nr++;
-			if (grouped && (r - lo) % per == 0) {
-				uint32_t a = L->v[first[r]].id;
-				size_t last = r + per - 1 > hi ? hi : r + per - 1;
-				uint32_t b = L->v[first[last]].id;
-				if (a == b)
-					snprintf(R->label[merged[r]], sizeof R->label[0], "stream %u", a);
-				else
-					snprintf(R->label[merged[r]], sizeof R->label[0],
-						 "streams %u-%u", a, b);
-			} else if (!grouped) {
-				memmove(R->label[merged[r]], R->label[r], sizeof R->label[0]);
-			}
-		}
-		for (size_t j = 0; j < L->n; j++)
-			R->row_of[j] = merged[R->row_of[j]];
-		R->n = nr;
-		R->folded_group = 1;
-		free(merged);
 	}
-	free(count);
-	free(first);
+	for (size_t j = 0; j < L->n; j++)
+		R->row_of[j] = merged[R->row_of[j]];
+	R->n = nr;
+	R->folded_group = 1;
+	free(merged);
 	return 0;
+}
+
+/* Rows for the lanes, at most `room` for the streams other than the
+ * default. g is the grid of one row per lane. Return 0, or -1 when out of
+ * memory. */
+static int rows_fold(const struct lanes *L, const struct grid *g, size_t room, struct rows *R)
+{
+	R->row_of = malloc((L->n + 1) * sizeof *R->row_of);
+	R->label = malloc((L->n + 1) * sizeof *R->label);
+	size_t *first = calloc(L->n + 1, sizeof *first);
+	int *count = calloc(L->n + 1, sizeof *count);
+	int rc = -1;
+	if (R->row_of && R->label && first && count) {
+		fold_same(L, g, room, R, first, count);
+		rc = fold_groups(L, room, R, first);
+	}
+	free(first);
+	free(count);
+	return rc;
 }
 
 /* ------------------------------------------------------------------------ */
