@@ -3,9 +3,16 @@
  * is XXH64 (known values of the xxHash project), in pieces as in one go; K
  * steps folded by affine_power are K steps done one by one. Prints "ok" and
  * exits 0, or says what is wrong and exits 1. Run by checker/tests/verify.bats.
+ *
+ * `selftest --bench` (make -C checker/verify bench) prints instead how long
+ * the digests of each lab's default run take on this CPU: the time the
+ * digests add to a run, to set against the run's own (time ./PROG).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "digest.h"
 #include "scramble.h"
@@ -20,13 +27,49 @@ static void expect(int ok, const char *what)
     }
 }
 
-int main(void)
+/* The bytes each lab digests in its default run, and the time they take. */
+static int bench(void)
+{
+    static const struct { const char *lab; size_t mib; } runs[] = {
+        { "01-sync-copy", 64 }, { "02-async-copy", 64 }, { "03-pinned-memory", 3 * 256 },
+        { "04-events", 8 }, { "05-overlap", 3 * 256 }, { "06-lifetime", 104 },
+    };
+    size_t bytes = 256u << 20, i;
+    unsigned char *buf = (unsigned char *)malloc(bytes);
+    struct timespec t0, t1;
+    uint64_t sink = 0;
+    double ms = 1e30, t;
+    int r;
+
+    if (buf == NULL)
+        return 1;
+    for (i = 0; i < bytes; i++)
+        buf[i] = (unsigned char)(i * 131);
+    for (r = 0; r < 5; r++) {                       /* the best of 5 */
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        sink ^= lab_digest_of(buf, bytes);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        t = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+        ms = t < ms ? t : ms;
+    }
+    printf("digest: %.1f GB/s on this CPU (best of 5 over 256 MiB; %016llx)\n",
+           bytes / (ms * 1e6), (unsigned long long)sink);
+    for (i = 0; i < sizeof runs / sizeof *runs; i++)
+        printf("  %-18s %4zu MiB digested: %6.1f ms\n", runs[i].lab, runs[i].mib,
+               ms * runs[i].mib / 256.0);
+    free(buf);
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     static unsigned char bytes[1000];
     struct lab_digest d;
     uint32_t in[300], out[300], a, c, y, k;
     size_t i, at, step;
 
+    if (argc > 1 && strcmp(argv[1], "--bench") == 0)
+        return bench();
     for (i = 0; i < sizeof bytes; i++)
         bytes[i] = (unsigned char)i;
     /* XXH64, seed 0, as libxxhash 0.8 computes it */
