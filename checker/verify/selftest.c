@@ -91,7 +91,7 @@ int main(int argc, char **argv)
     }
     lab_fill(in, 300, 7, 2);                        /* lab_fill is lab_input */
     for (i = 0; i < 300; i++)
-        expect(in[i] == lab_input(7, 2, i), "lab_fill(h, n, seed, salt) gives lab_input's elements");
+        expect(in[i] == lab_input(7, 2, i), "lab_fill(h, n, seed, salt) is lab_input's elements");
     affine_power(99, &a, &c);
     for (i = 0; i < 300; i++)
         out[i] = a * in[i] + c;
