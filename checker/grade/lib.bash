@@ -167,14 +167,32 @@ sandbox_cmd() {
     SANDBOX_CMD=(env -i "${SANDBOX_ENV[@]}")
     [ -n "$cpus" ] && SANDBOX_CMD+=(taskset -c "$cpus")
     if is_root; then
+        local groups=(--clear-groups) g
+        g=$(gpu_groups)
+        [ -n "$g" ] && groups=(--groups="$g")
         SANDBOX_CMD+=(prlimit --nproc="$GRADE_NPROC" --core=0 --fsize="$GRADE_FSIZE" --
-                      setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs --)
+                      setpriv --reuid="$uid" --regid="$uid" "${groups[@]}" --no-new-privs --)
     else
         # as an ordinary user the limit counts all of the user's processes
         local mine
         mine=$(ps -U "$(id -u)" -L --no-headers 2>/dev/null | wc -l)
         SANDBOX_CMD+=(prlimit --nproc=$((mine + GRADE_NPROC)) --core=0 --fsize="$GRADE_FSIZE" --)
     fi
+}
+
+# gpu_groups: the groups (other than root's) that own the GPU's device files,
+# comma-separated: the sandbox user's only groups, where the devices are not
+# open to everybody.
+gpu_groups() {
+    stat -c %g /dev/nvidia* /dev/dri/* 2>/dev/null | sort -un | grep -vx 0 | paste -sd, -
+}
+
+# sandbox_gpu_ok UID: the sandbox user can use the GPU (nvidia-smi runs as it).
+sandbox_gpu_ok() {
+    is_root || return 0
+    local SANDBOX_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME=/)
+    sandbox_cmd "$1" ""
+    timeout 60 "${SANDBOX_CMD[@]}" nvidia-smi -L >/dev/null 2>&1
 }
 
 # sandbox_kill UID: end every process of the sandbox user UID (root only):
