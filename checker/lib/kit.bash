@@ -4,20 +4,85 @@ KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 # One folder per `make test`, shared by its .bats files: every run builds afresh.
 KIT_BUILD="${KIT_BUILD:-${BATS_RUN_TMPDIR:-/tmp}/kit}"
 
-# bats-support and bats-assert: the kit's pinned copies, else Debian's.
-for kit_lib_dir in "$KIT_ROOT/checker/vendor/node_modules" /usr/lib/bats; do
-    if [ -f "$kit_lib_dir/bats-support/load.bash" ] && [ -f "$kit_lib_dir/bats-assert/load.bash" ]; then
-        load "$kit_lib_dir/bats-support/load.bash"
-        load "$kit_lib_dir/bats-assert/load.bash"
-        break
-    fi
-done
+# kit_helpers: the folder that holds bats-support and bats-assert -- the
+# kit's pinned copies (make deps), else the machine's ($BATS_LIB_PATH, by
+# default /usr/lib/bats, where Debian's packages put them). Nothing if none.
+kit_helpers() {
+    local d dirs
+    IFS=: read -r -a dirs <<<"${BATS_LIB_PATH:-/usr/lib/bats}"
+    for d in "$KIT_ROOT/checker/vendor/node_modules" "${dirs[@]}"; do
+        if [ -f "$d/bats-support/load.bash" ] && [ -f "$d/bats-assert/load.bash" ]; then
+            echo "$d"
+            return 0
+        fi
+    done
+    return 1
+}
 
-# Build the test programs of checker/tests/progs into $KIT_BUILD/progs.
+# Loaded by bats (not by a script that sources this file for its helpers).
+if [ -n "${BATS_TEST_FILENAME:-}" ]; then
+    if ! kit_lib_dir=$(kit_helpers); then
+        echo "bats-support and bats-assert not found: make deps, or apt-get install bats-assert bats-support" >&2
+        return 1
+    fi
+    load "$kit_lib_dir/bats-support/load.bash"
+    load "$kit_lib_dir/bats-assert/load.bash"
+fi
+
+# kit_jobs: how many builds or checker runs the kit's tests start at once.
+kit_jobs() { echo "${KIT_JOBS:-$(nproc)}"; }
+
+# kit_arch: the CUDA_ARCH the self-test builds its variants for. A GPU
+# present (or CUDA_ARCH set): what the kit's Makefiles pick (that GPU's), so
+# nothing is said. No GPU: one architecture, the oldest the kit supports
+# (compute capability 7.5), not the seven a laptop build covers: every
+# variant's host and device code still goes through the compiler, warnings
+# and all, in a third of the time.
+KIT_NOGPU_ARCH=75
+kit_arch() {
+    [ -n "${CUDA_ARCH:-}" ] && return 0
+    nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+        grep -qE '^[0-9]+\.[0-9]+$' && return 0
+    echo "$KIT_NOGPU_ARCH"
+}
+
+# kit_make ARGS...: make, with CUDA_ARCH as kit_arch says.
+kit_make() {
+    local arch
+    arch=$(kit_arch)
+    make --no-print-directory ${arch:+CUDA_ARCH="$arch"} "$@"
+}
+
+# progress TEXT: a line run-checks --kit shows while a long step runs (bats
+# passes its fd 3 through; elsewhere there is none and nothing is shown).
+progress() { { echo "# $*" >&3; } 2>/dev/null || true; }
+
+# at_once FUNC ARG...: FUNC ARG for each ARG, kit_jobs of them at a time;
+# returns when all are done. FUNC leaves its results in files.
+at_once() {
+    local f=$1 a running=0 max
+    max=$(kit_jobs)
+    shift
+    for a in "$@"; do
+        if [ "$running" -ge "$max" ]; then
+            wait -n || true
+            running=$((running - 1))
+        fi
+        "$f" "$a" &
+        running=$((running + 1))
+    done
+    wait || true
+}
+
+# Build the test programs of checker/tests/progs into $KIT_BUILD/progs (once
+# per make test: the .bats files that need them may run at the same time).
 build_progs() {
     mkdir -p "$KIT_BUILD/progs"
-    make --no-print-directory -C "$KIT_ROOT/checker/tests/progs" \
-        KIT_ROOT="$KIT_ROOT" OUT="$KIT_BUILD/progs" -j4 >>"$KIT_BUILD/progs/build.log" 2>&1
+    (
+        flock 9
+        kit_make -C "$KIT_ROOT/checker/tests/progs" \
+            KIT_ROOT="$KIT_ROOT" OUT="$KIT_BUILD/progs" -j"$(kit_jobs)" >>"$KIT_BUILD/progs/build.log" 2>&1
+    ) 9>"$KIT_BUILD/progs/.lock"
 }
 
 # gpu_or_skip: skip the test, with the reason, when there is no usable GPU.
@@ -26,7 +91,8 @@ gpu_or_skip() {
     why=$("$KIT_BUILD/progs/probe" 2>&1 >/dev/null) || rc=$?
     case $rc in
         0) ;;
-        77) skip "no CUDA device: ${why#no usable CUDA device: }" ;;
+        77) why=${why#no usable CUDA device: }
+            skip "no CUDA device: ${why% (cudaError*)}" ;;
         *) echo "the GPU probe failed: $why"; return 1 ;;
     esac
 }
@@ -68,9 +134,12 @@ build_variants() {
             patch -s -p1 -d "$m" <"$p" >"$m/patch.log" 2>&1 || echo failed >"$m/patch.failed"
         done
     done
-    variant_dirs | xargs -P "$(nproc)" -I{} sh -c \
-        'make --no-print-directory -C "$1/$2" KIT_ROOT="$3" >"$1/$2/build.log" 2>&1; echo $? >"$1/$2/build.rc"' \
-        _ "$KIT_BUILD/variants" {} "$KIT_ROOT"
+    local arch n
+    arch=$(kit_arch) n=$(variant_dirs | wc -l)
+    progress "building $n variants${arch:+ for sm_$arch (no GPU here)}, $(kit_jobs) at a time"
+    variant_dirs | xargs -P "$(kit_jobs)" -I{} sh -c \
+        'make --no-print-directory -C "$1/$2" KIT_ROOT="$3" ${4:+CUDA_ARCH=$4} >"$1/$2/build.log" 2>&1; echo $? >"$1/$2/build.rc"' \
+        _ "$KIT_BUILD/variants" {} "$KIT_ROOT" "$arch"
 }
 
 # expected_check PATCH: the check a mutant must fail ("# expect: ..." line).

@@ -11,87 +11,103 @@
 bats_require_minimum_version 1.5.0
 load ../lib/kit
 
-# replay_check LAB VARIANT: run LAB's checker on the recording; TAP to $BATS_TEST_TMPDIR/v.tap
-# (REPLAY_DIR: replay that folder instead of the committed recording)
+# replay_check LAB/VARIANT [CHECK]: run LAB's checker on the recording of
+# VARIANT (only the check named CHECK, when given); its TAP in
+# $BATS_TEST_TMPDIR/LAB/VARIANT.tap and what run-checks printed in .log.
+# REPLAY_DIR: replay that folder instead of the committed recording. The
+# checker's runs get the seed the recording was made with (its file `seed`).
 replay_check() {
-    local id=$1 variant=$2 d prog
-    d="$BATS_TEST_TMPDIR/$variant"
+    local id=${1%%/*} d prog r=${REPLAY_DIR:-$KIT_ROOT/checker/tests/replays/$1} seed=()
+    d="$BATS_TEST_TMPDIR/$1"
     prog=$(prog_of "$id")
     mkdir -p "$d"
     printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
-    ln -s "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/$prog"
-    REPLAY="${REPLAY_DIR:-$KIT_ROOT/checker/tests/replays/$id/$variant}" without_bats_env \
-        "$KIT_ROOT/checker/run-checks" --dir "$d" --tap-out "$d.tap" "$id" >"$d.log" 2>&1 || true
-    cat "$d.log"
+    ln -sf "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/$prog"
+    [ -f "$r/seed" ] && seed=(LAB_SEED="$(cat "$r/seed")")
+    REPLAY="$r" without_bats_env "${seed[@]}" \
+        "$KIT_ROOT/checker/run-checks" --dir "$d" --tap-out "$d.tap" ${2:+--only "$2"} "$id" \
+        >"$d.log" 2>&1 || true
+}
+tap_of() { echo "$BATS_TEST_TMPDIR/$1.tap"; }
+
+# recorded KIND [LAB]: every LAB/VARIANT recorded whose VARIANT matches KIND.
+recorded() { (cd "$KIT_ROOT/checker/tests/replays" && ls -d ${2:-*}/$1 2>/dev/null); }
+
+# A mutant's checker runs only the check its patch names: the verdict this
+# file proves, at a twelfth of the cost. (labs.bats, on a GPU, runs them all.)
+named_check() { expected_check "$KIT_ROOT/checker/mutants/${1%%/*}/${1#*/mut-}.patch"; }
+replay_named() { replay_check "$1" "$(named_check "$1")"; }
+
+# mutants_fail_named LAB/VARIANT...: each replayed mutant failed the check it
+# names; else say which did not, and what its checker printed.
+mutants_fail_named() {
+    local v bad=""
+    for v in "$@"; do
+        tap_failed "$(tap_of "$v")" "$(named_check "$v")" ||
+            bad+=$'\n'"$v must fail \"$(named_check "$v")\":"$'\n'"$(sed 's/^/    /' "$BATS_TEST_TMPDIR/$v.log")"
+    done
+    echo "${bad:-$# mutants fail the check each one names}"
+    [ -z "$bad" ] && [ $# -gt 0 ]
 }
 
-recorded() { ls -d "$KIT_ROOT"/checker/tests/replays/*/$1 2>/dev/null; }
-
 @test "recorded runs of the solutions pass every check" {
-    local r id n=0
-    for r in $(recorded solution); do
-        id=$(basename "$(dirname "$r")")
-        replay_check "$id" solution
-        n=$((n + 1))
+    local v runs bad=""
+    runs=$(recorded solution)
+    at_once replay_check $runs
+    for v in $runs; do
         # (`! cmd` would not fail a bats test: bash's errexit ignores it)
-        if grep -qE '^not ok|# skip' "$BATS_TEST_TMPDIR/solution.tap"; then
-            echo "$id: the recorded solution run does not pass every check"
-            return 1
+        if [ ! -s "$(tap_of "$v")" ] || grep -qE '^not ok|# skip' "$(tap_of "$v")"; then
+            bad+=$'\n'"$v: the recorded run does not pass every check:"$'\n'"$(cat "$BATS_TEST_TMPDIR/$v.log")"
         fi
     done
-    [ "$n" -gt 0 ]
+    echo "${bad:-$(echo $runs | wc -w) recorded solutions pass}"
+    [ -z "$bad" ] && [ -n "$runs" ]
 }
 
 @test "recorded runs of the starters fail" {
-    local r id
-    for r in $(recorded starter); do
-        id=$(basename "$(dirname "$r")")
-        replay_check "$id" starter
-        grep -q '^not ok' "$BATS_TEST_TMPDIR/starter.tap"
+    local v runs bad=""
+    runs=$(recorded starter)
+    at_once replay_check $runs
+    for v in $runs; do
+        grep -q '^not ok' "$(tap_of "$v")" || bad+=$'\n'"$v: the recorded starter run fails no check"
     done
-}
-
-# fails_named LAB VARIANT: the replayed mutant failed the check its patch names
-# (REPLAY_DIR as for replay_check).
-fails_named() {
-    local check
-    check=$(expected_check "$KIT_ROOT/checker/mutants/$1/${2#mut-}.patch")
-    replay_check "$1" "$2" >/dev/null
-    echo "$1/$2 must fail: $check"
-    tap_failed "$BATS_TEST_TMPDIR/$2.tap" "$check"
+    echo "${bad:-$(echo $runs | wc -w) recorded starters fail}"
+    [ -z "$bad" ] && [ -n "$runs" ]
 }
 
 @test "recorded runs of the mutants fail the check each one names" {
-    local r n=0
-    for r in $(recorded 'mut-*'); do
-        fails_named "$(basename "$(dirname "$r")")" "$(basename "$r")"
-        n=$((n + 1))
-    done
-    [ "$n" -gt 0 ]
+    local runs
+    runs=$(recorded 'mut-*')
+    at_once replay_named $runs
+    mutants_fail_named $runs
 }
 
-# one_engine LAB VARIANT: a copy of the recording whose traces say the GPU
-# has one copy engine (as many laptop and older GPUs do); prints its folder.
+# one_engine LAB/VARIANT: a copy of the recording whose traces say the GPU
+# has one copy engine (as many laptop and older GPUs do), and its replay.
 one_engine() {
-    local d="$BATS_TEST_TMPDIR/one-engine/$1/$2"
+    local d="$BATS_TEST_TMPDIR/one-engine/$1"
     mkdir -p "$d"
-    cp "$KIT_ROOT/checker/tests/replays/$1/$2"/* "$d/"
+    cp "$KIT_ROOT/checker/tests/replays/$1"/* "$d/"
     sed -i 's/^meta\tcopy_engines\t.*/meta\tcopy_engines\t1/' "$d"/*.trace
-    echo "$d"
+    if [ "${1#*/}" = solution ]; then
+        REPLAY_DIR=$d replay_check "$1"
+    else
+        REPLAY_DIR=$d replay_named "$1"
+    fi
 }
 
 @test "lab 05 on a GPU with one copy engine: the solution passes, the H2D/D2H check skips and says why" {
-    REPLAY_DIR=$(one_engine 05-overlap solution) replay_check 05-overlap solution
+    one_engine 05-overlap/solution
     grep -q '^meta.copy_engines.1$' "$BATS_TEST_TMPDIR/one-engine/05-overlap/solution/r.trace"
-    run grep -E '^(not ok|ok .*# skip)' "$BATS_TEST_TMPDIR/solution.tap"
+    run grep -E '^(not ok|ok .*# skip)' "$(tap_of 05-overlap/solution)"
     echo "$output"
     [ "${#lines[@]}" -eq 1 ]
     [[ "$output" == *"H2D and D2H copies overlapped"*"# skip this GPU has 1 copy engine(s)"* ]]
 }
 
 @test "lab 05 on a GPU with one copy engine: every mutant still fails the check it names" {
-    local r
-    for r in $(ls -d "$KIT_ROOT"/checker/tests/replays/05-overlap/mut-*); do
-        REPLAY_DIR=$(one_engine 05-overlap "$(basename "$r")") fails_named 05-overlap "$(basename "$r")"
-    done
+    local runs
+    runs=$(recorded 'mut-*' 05-overlap)
+    at_once one_engine $runs
+    mutants_fail_named $runs
 }
