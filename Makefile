@@ -12,7 +12,7 @@ SOL_DIRS := $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/))
 BATS_VENDOR := checker/vendor/node_modules/bats/bin/bats
 CHECK_ARGS = $(if $(REPORT),--report $(REPORT)) $(LAB)
 
-.PHONY: all labs solutions tools check check-solutions test test-shared slides slides-pdf trace \
+.PHONY: all labs solutions tools tools-quiet check check-solutions test test-shared slides slides-pdf trace \
 	deps bats clean help $(LAB_DIRS) $(SOL_DIRS)
 
 all: labs solutions tools                      ## build every starter, solution and tool
@@ -22,16 +22,24 @@ solutions: $(SOL_DIRS)
 $(LAB_DIRS) $(SOL_DIRS):
 	@$(MAKE) --no-print-directory -C $@
 
+# (-s: no "Nothing to be done" when they are built already)
 tools:                                         ## build the trace tool, the stress shim and the digest tool
-	@$(MAKE) --no-print-directory -C checker/trace
-	@$(MAKE) --no-print-directory -C checker/stress
-	@$(MAKE) --no-print-directory -C checker/verify
+	@$(MAKE) --no-print-directory $(if $(Q),-s) -C checker/trace
+	@$(MAKE) --no-print-directory $(if $(Q),-s) -C checker/stress
+	@$(MAKE) --no-print-directory $(if $(Q),-s) -C checker/verify
 
-check: tools bats                              ## check the labs in labs/ (LAB=01 for one, REPORT=tap|junit)
-	@checker/run-checks --tree labs $(CHECK_ARGS)
+# Before the checks, the tools are built without a word (their build shows
+# only when it fails, or with V=1): a student's screen starts with results.
+tools-quiet:
+	@$(if $(Q),out=$$($(MAKE) --no-print-directory tools 2>&1) || { printf '%s\n' "$$out" >&2; exit 1; },$(MAKE) --no-print-directory tools)
 
-check-solutions: tools bats                    ## the same checks on solutions/
-	@checker/run-checks --tree solutions $(CHECK_ARGS)
+# run-checks exits 3 when no check failed but those that need a GPU were
+# skipped ("not graded"): it says so, and make check exits 0.
+check: tools-quiet bats                        ## check the labs in labs/ (LAB=01 for one, REPORT=tap|junit)
+	@checker/run-checks --tree labs $(CHECK_ARGS); rc=$$?; [ $$rc = 3 ] || exit $$rc
+
+check-solutions: tools-quiet bats              ## the same checks on solutions/
+	@checker/run-checks --tree solutions $(CHECK_ARGS); rc=$$?; [ $$rc = 3 ] || exit $$rc
 
 test: tools bats                               ## the kit's own tests (mutants and all)
 	@checker/run-checks --kit
@@ -65,13 +73,23 @@ grade: tools bats                              ## grade a class: make grade SUBM
 	 $(if $(LAB),--labs $(LAB)) $(SUBMISSIONS); \
 	 rc=$$?; [ $$rc = 3 ] || exit $$rc
 
-# Bats: the pinned copy (make deps), else the machine's own bats.
+# Bats with bats-support and bats-assert (the kit's own tests load them): the
+# pinned copies (make deps), else the machine's (Debian's packages put the
+# helpers in /usr/lib/bats; BATS_LIB_PATH names other folders); else make deps
+# installs them with npm. With no npm, make check goes on with bats alone (a
+# lab's checks need no helpers); make test says what to install.
+BATS_HELPERS := $(firstword $(foreach d,$(subst :, ,$(or $(BATS_LIB_PATH),/usr/lib/bats)),\
+	$(if $(and $(wildcard $(d)/bats-support/load.bash),$(wildcard $(d)/bats-assert/load.bash)),$(d))))
+BATS_MISSING := bats with bats-support and bats-assert not found: apt-get install bats bats-assert bats-support, or make deps (needs npm)
 bats:
-	@[ -x $(BATS_VENDOR) ] || command -v bats >/dev/null || $(MAKE) --no-print-directory deps
+	@[ -x $(BATS_VENDOR) ] || { command -v bats >/dev/null && [ -n "$(BATS_HELPERS)" ]; } || \
+	 { command -v npm >/dev/null && $(MAKE) --no-print-directory deps; } || \
+	 { [ -z "$(filter test,$(MAKECMDGOALS))" ] && command -v bats >/dev/null; } || \
+	 { echo "$(BATS_MISSING)" >&2; exit 1; }
 
-deps: $(BATS_VENDOR)                           ## install the pinned bats (npm)
+deps: $(BATS_VENDOR)                           ## install the pinned bats, bats-support, bats-assert (npm)
 $(BATS_VENDOR): checker/vendor/package.json checker/vendor/package-lock.json
-	@command -v npm >/dev/null || { echo "npm not found: install Node.js and npm, or Debian's bats" >&2; exit 1; }
+	@command -v npm >/dev/null || { echo "npm not found: install Node.js and npm, or Debian's bats bats-assert bats-support" >&2; exit 1; }
 	$(Q)npm ci --prefix checker/vendor --no-audit --no-fund --loglevel=error
 	@touch $@
 

@@ -26,11 +26,15 @@ $(PROG): $(PROG).cu $(wildcard $(KIT_ROOT)/common/*.h) | nvcc-present
 run: $(PROG)
 	./$(PROG) $(ARGS)
 
+# The checker's tools (trace, stress, digests): built without a word unless
+# their build fails, so that make check starts with the results.
 tools:
-	@$(MAKE) --no-print-directory -C $(KIT_ROOT)/checker/trace
+	@$(MAKE) --no-print-directory -C $(KIT_ROOT) tools-quiet
 
+# run-checks exits 3 when the checks that need a GPU were skipped (it says
+# so): not an error of the student's build, so make exits 0.
 check: tools
-	@$(KIT_ROOT)/checker/run-checks --dir $(CURDIR) $(LAB)
+	@$(KIT_ROOT)/checker/run-checks --dir $(CURDIR) $(LAB); rc=$$?; [ $$rc = 3 ] || exit $$rc
 
 # The timeline and summary show TRACE_WINDOW, the part of the run that
 # teaches the lab (its Makefile sets it; streamtrace help says how);
