@@ -189,7 +189,11 @@ need_run() {
     fi
     rc=$(rc_of "$name")
     if [ "$rc" = 77 ]; then
-        skip "no CUDA device: $(head -n 1 "$RUNS/$name.err" | sed 's/^no usable CUDA device: //')"
+        # "no CUDA device" starts the reason of every check that needs a GPU
+        # (run-checks counts them: not graded); then the program's own reason,
+        # without the CUDA error's name: "... no NVIDIA driver found (...)"
+        skip "no CUDA device: $(head -n 1 "$RUNS/$name.err" |
+            sed -e 's/^no usable CUDA device: //' -e 's/ (cudaError[A-Za-z]*)$//')"
     fi
     todo=$(grep -m 1 '^TODO(' "$RUNS/$name.err" 2>/dev/null) || true
     # the reason is spelled out once; later checks refer to it
