@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu-suite.sh -- everything the kit proves on a GPU, in one go, for a GPU
-# node (the lent one has no network and no bats: carry checker/vendor/node_modules).
+# node (on one without network or bats, carry checker/vendor/node_modules
+# there: README.md, "On a GPU node without network").
 #   checker/tests/gpu-suite.sh [LAB...]     logs and traces under $OUT
 # Builds everything, runs make test (solutions pass, starters and mutants
 # fail, trace tests), and make trace on each given lab's solution.
@@ -20,7 +21,7 @@ echo "== build: $(( $(date +%s) - start )) s"
 rm -rf build/selftest-gpu.txt build/selftest
 t0=$(date +%s)
 # keep the self-test's builds (KIT_BUILD) for the recordings below
-KIT_BUILD=$PWD/build/selftest make test 2>&1 | tee "$OUT/test.log" | grep -E '^  (FAIL|skip|[0-9]+ passed)'
+KIT_BUILD=$PWD/build/selftest make test 2>&1 | tee "$OUT/test.log" | grep -E '^  (FAIL|skip)|[0-9]+ passed, '
 echo "== make test: $(( $(date +%s) - t0 )) s"
 cp build/selftest-gpu.txt "$OUT/" 2>/dev/null && cat build/selftest-gpu.txt
 
