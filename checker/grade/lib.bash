@@ -143,14 +143,33 @@ best_file() {
         sort | head -n 1 | cut -f 3
 }
 
+# changed_kit_files ROOT KIT: the kit's code files (the checker's sources,
+# common/, a lab's Makefile) that a submission at ROOT carries, in any folder,
+# and that differ from KIT's: "checker/lib/checks.bash", one a line. Grading ignores
+# them; the gradebook says so.
+changed_kit_files() {
+    local root=$1 kit=$2 f rel k
+    find "$root" -name .git -prune -o -type f -size -1025k -print 2>/dev/null |
+        while IFS= read -r f; do
+            rel=${f#"$root"/}
+            case /$rel in */checker/*|*/common/*|*/labs/*/Makefile) ;; *) continue ;; esac
+            k=$(sed -E 's#^(.*/)?((checker|common)/.*)$#\2#; s#^(.*/)?(labs/[^/]+/Makefile)$#\2#' <<<"$rel")
+            # code only: not what a build made, nor the handout's READMEs
+            case $k in checker/vendor/*) continue ;; esac
+            case $k in *.bats|*.bash|*.awk|*.sh|*.c|*.h|*.cu|*.mk|*Makefile|checker/run-checks|checker/stress/stress) ;;
+                *) continue ;; esac
+            [ -f "$kit/$k" ] && ! cmp -s "$f" "$kit/$k" && echo "$k"
+        done | sort -u
+}
+
 # ------------------------------------------------------------ the sandbox
 
 # A student's program is built and run by the instructor's checker, as an
 # unprivileged user when the grader runs as root: uid GRADE_UID + SLOT (a
 # number with no account; its group the same number). Each parallel job has
-# its own SLOT, so that one job's fork bomb (RLIMIT_NPROC counts per user)
-# or its leftover processes cannot touch another's. Local jobs take slots
-# 1..JOBS, Slurm array tasks 100 + their task id.
+# its own uid, so that one job's fork bomb (RLIMIT_NPROC counts per user) or
+# its leftover processes cannot touch another's: claim_uids hands them out
+# (local jobs from GRADE_UID + 1 up, Slurm array tasks from GRADE_UID + 100).
 GRADE_UID=${GRADE_UID:-61000}
 GRADE_NPROC=${GRADE_NPROC:-256}       # processes and threads per job
 GRADE_FSIZE=${GRADE_FSIZE:-1073741824} # the largest file a program may write
@@ -201,6 +220,36 @@ sandbox_kill() {
     is_root || return 0
     setpriv --reuid="$1" --regid="$1" --clear-groups -- kill -KILL -1 2>/dev/null
     return 0
+}
+
+# claim_uids N [FROM]: claim N sandbox uids for this grading run, from
+# GRADE_UID + FROM (default 1) up: each free of accounts and processes, and
+# locked (flock on /tmp/cuda-stream-labs-grade.uids/UID.lock, held by this
+# shell until it exits), so that two grading runs on one machine (two make
+# test, a Slurm node running several tasks) never share a sandbox user. Sets
+# CLAIMED_UIDS, and GRADE_LOCK_FDS (grade-one closes them: the sandbox must
+# not hold the locks). Not root: no claim, CLAIMED_UIDS is N times "-".
+claim_uids() {
+    local n=$1 uid=$((GRADE_UID + ${2:-1})) last d=/tmp/cuda-stream-labs-grade.uids fd
+    CLAIMED_UIDS=()
+    if ! is_root; then
+        while [ ${#CLAIMED_UIDS[@]} -lt "$n" ]; do CLAIMED_UIDS+=(-); done
+        return 0
+    fi
+    last=$((uid + 999))
+    mkdir -p "$d" && chmod 755 "$d"
+    while [ ${#CLAIMED_UIDS[@]} -lt "$n" ]; do
+        [ "$uid" -le "$last" ] || { echo "grade: no free sandbox uid from $((last - 999)) to $last" >&2; return 1; }
+        exec {fd}>"$d/$uid.lock"
+        if flock -n "$fd" && sandbox_uid_ok "$uid" 2>/dev/null; then
+            CLAIMED_UIDS+=("$uid")
+            GRADE_LOCK_FDS="${GRADE_LOCK_FDS:-} $fd"
+        else
+            exec {fd}>&-
+        fi
+        uid=$((uid + 1))
+    done
+    export GRADE_LOCK_FDS
 }
 
 # sandbox_uid_ok UID: UID may be a sandbox user: it has no account, and no
