@@ -36,6 +36,21 @@ setup_file() { build_progs; }
     [[ "$stderr" == "no usable CUDA device: "* ]]
 }
 
+# have_driver: libcuda.so.1, the NVIDIA driver's library, can be found
+have_driver() {
+    local d
+    ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 ' && return 0
+    for d in ${LD_LIBRARY_PATH//:/ }; do [ -e "$d/libcuda.so.1" ] && return 0; done
+    return 1
+}
+
+@test "with no NVIDIA driver at all, lab_pick_device says so, not a CUDA version error" {
+    have_driver && skip "an NVIDIA driver is installed here"
+    run --separate-stderr -77 "$KIT_BUILD/progs/probe"
+    echo "stderr: $stderr"
+    [[ "$stderr" == "no usable CUDA device: no NVIDIA driver found"* ]]
+}
+
 @test "NVTX=0 compiles the NVTX ranges out" {
     run grep -c NVTX_INJECTION64_PATH "$KIT_BUILD/progs/nvtx_on"
     [ "$output" -gt 0 ]
