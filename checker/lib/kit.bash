@@ -134,12 +134,16 @@ build_variants() {
             patch -s -p1 -d "$m" <"$p" >"$m/patch.log" 2>&1 || echo failed >"$m/patch.failed"
         done
     done
-    local arch n
-    arch=$(kit_arch) n=$(variant_dirs | wc -l)
-    progress "building $n variants${arch:+ for sm_$arch (no GPU here)}, $(kit_jobs) at a time"
-    variant_dirs | xargs -P "$(kit_jobs)" -I{} sh -c \
-        'make --no-print-directory -C "$1/$2" KIT_ROOT="$3" ${4:+CUDA_ARCH=$4} >"$1/$2/build.log" 2>&1; echo $? >"$1/$2/build.rc"' \
-        _ "$KIT_BUILD/variants" {} "$KIT_ROOT" "$arch"
+    local arch
+    arch=$(kit_arch)
+    progress "building $(variant_dirs | wc -l) variants${arch:+ for sm_$arch (no GPU here)}, $(kit_jobs) at a time"
+    # a lab at a time, so that progress can say which are done
+    for id in $(lab_ids); do
+        variant_dirs | grep "^$id/" | xargs -P "$(kit_jobs)" -I{} sh -c \
+            'make --no-print-directory -C "$1/$2" KIT_ROOT="$3" ${4:+CUDA_ARCH=$4} >"$1/$2/build.log" 2>&1; echo $? >"$1/$2/build.rc"' \
+            _ "$KIT_BUILD/variants" {} "$KIT_ROOT" "$arch"
+        progress "built the $(ls -d "$KIT_BUILD/variants/$id"/*/ | wc -l) variants of $id"
+    done
 }
 
 # expected_check PATCH: the check a mutant must fail ("# expect: ..." line).
