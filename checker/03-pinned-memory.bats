@@ -237,7 +237,14 @@ async_span() {
     done
 }
 
-@test "cudaMemcpyAsync from pageable memory returns only when the copy is nearly done" {
+# CUDA promises only that a cudaMemcpyAsync from pageable memory *might* be
+# synchronous (Runtime API, "API synchronization behavior"); on the H100 and
+# H200 the call stayed busy until its copy was nearly done. So what fails here
+# is the program's own measurement: pageable_return_ms must hold the whole
+# call (t0 right before it, t1 right after it: a containment), and no more
+# than pageable_done_ms. Where the driver returned before the copy was half
+# done, the check passes and says so: CUDA allows it.
+@test "pageable_return_ms times the whole cudaMemcpyAsync call from pageable memory" {
     need_run main
     need_trace main
     local a0 a1 c0 c1 own done
@@ -245,16 +252,15 @@ async_span() {
     [ "$a0" != none ] && [ "$c0" != none ] || { say_fail \
         "one cudaMemcpyAsync and its H2D copy in the range \"async_pageable\"" \
         "call: $a0, copy: $c0" "keep time_return() as given"; return 1; }
-    is_true 'a1 > (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" || { say_fail \
-        "the call from pageable memory still busy when its copy was half done" \
-        "it returned $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into the $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy" \
-        "is the pageable buffer plain malloc memory, as given?"; return 1; }
     own=$(need_figure main pageable_return_ms) || return 1
     done=$(need_figure main pageable_done_ms) || return 1
-    is_true 'own > 0.5 * done' own="$own" done="$done" || say_fail \
-        "pageable_return_ms near pageable_done_ms (more than half of it)" \
+    is_true 'own >= 0.99 * (a1 - a0) - 0.01 && own <= done + 0.01' own="$own" done="$done" \
+        a0="$a0" a1="$a1" || { say_fail \
+        "pageable_return_ms at least the traced call, $(fmt "$(awk -v a="$a0" -v b="$a1" 'BEGIN { print b - a }')") ms, and at most pageable_done_ms" \
         "pageable_return_ms = $own, pageable_done_ms = $done" \
-        "t0 right before the call, t1 right after it (TODO 2)"
+        "t0 right before the call, t1 right after it returns (TODO 2)"; return 1; }
+    is_true 'a1 > (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" ||
+        note "this driver returned from the pageable call $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into its $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy, before half of it: CUDA allows that"
 }
 
 @test "a bad option is refused with usage and exit status 2" {
