@@ -76,7 +76,7 @@ graded=$(grep -vc ',missing,' <(cut -d, -f1-4 "$dir/graded/gradebook.csv"))
     echo "|---|---|---|---|---|---|---|"
     printf '| %s | %d | %d | %d (of %d rows) | %d / %d | %d:%02d | %s |\n' "${device:-no GPU}" "$jobs" "$n" \
         $((graded - 1)) "$labs" "$nright" "$nwrong" $((wall / 60)) $((wall % 60)) \
-        "$(awk -v n="$n" -v w="$wall" 'BEGIN { printf "%.1f", w > 0 ? 60 * n / w : 0 }')"
+        "$(awk -v n="$n" -v w="$wall" 'BEGIN { printf "%.1f", (w > 0 ? 60 * n / w : 0) }')"
     [ -n "$same" ] && echo && echo "--serial: $same"
 } | tee "$dir/summary.txt"
 exit "$ok"
