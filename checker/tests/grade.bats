@@ -11,6 +11,8 @@ load ../lib/kit
 
 GRADE="$KIT_ROOT/checker/grade"
 G="$KIT_BUILD/grade"
+# No GPU here, even on a GPU node: these are the verdicts without one.
+export CUDA_VISIBLE_DEVICES=
 
 setup_file() {
     export CUDA_ARCH=${CUDA_ARCH:-75} RUN_TIMEOUT=5
