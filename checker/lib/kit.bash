@@ -56,8 +56,12 @@ kit_make() {
 }
 
 # progress TEXT: a line run-checks --kit shows while a long step runs (bats
-# passes its fd 3 through; elsewhere there is none and nothing is shown).
-progress() { { echo "# $*" >&3; } 2>/dev/null || true; }
+# passes its fd 3 through). Outside bats (a script that sources this file),
+# nothing: its fd 3, if any, is not ours.
+progress() {
+    [ -n "${BATS_TEST_FILENAME:-}" ] || return 0
+    { echo "# $*" >&3; } 2>/dev/null || true
+}
 
 # at_once FUNC ARG...: FUNC ARG for each ARG, kit_jobs of them at a time;
 # returns when all are done. FUNC leaves its results in files.
