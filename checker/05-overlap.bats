@@ -151,9 +151,11 @@ near_bound() {
     for run in main breadth; do
         need_run "$run"
         need_trace "$run"
-        n=$(tq "$run" streams gpu | grep -c created || true)
+        # only the pipelined runs: the default run's other_order part
+        # (TODO(4)) must not stand in for the order the run is about
+        n=$(tq "$run" streams gpu --window nvtx:pipelined+gpu | grep -c created || true)
         is_true 'n >= 2' n="$n" || say_fail "copies and kernels in 2 or more created streams" \
-            "$(label "$run"): $n created streams ($(tq "$run" streams gpu | tr '\n' ' '))" \
+            "$(label "$run"): $n created streams in its pipelined runs ($(tq "$run" streams gpu --window nvtx:pipelined+gpu | tr '\n' ' '))" \
             "chunk c goes to p->streams[c % p->nstreams]: one stream runs everything in order"
     done
 }

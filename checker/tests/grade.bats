@@ -74,6 +74,11 @@ setup_file() {
     run make --no-print-directory -C "$h" labs/01-sync-copy tools
     echo "$output" | tail -n 5
     [ "$status" = 0 ]
+    # a student installs bats with npm (make deps); on a node without npm
+    # (a GPU node without network), the kit's own copy stands in for that
+    if ! command -v npm >/dev/null && [ -d "$KIT_ROOT/checker/vendor/node_modules" ]; then
+        cp -a "$KIT_ROOT/checker/vendor/node_modules" "$h/checker/vendor/"
+    fi
     # as a student runs it: no bats of ours on PATH (bats puts its libexec there)
     PATH=$(tr : '\n' <<<"$PATH" | grep -v 'bats-core' | paste -sd: -) \
         run without_bats_env make --no-print-directory -C "$h" check LAB=01
