@@ -163,17 +163,26 @@ bw_mismatches() {
         function bad(what) { if (++nbad <= 3) printf "%s; ", what }'
 }
 
+# bw_agree RUN: every printed GB/s of RUN against its events.
+bw_agree() {
+    local bad
+    bad=$(bw_mismatches "$1")
+    [ -z "$bad" ] || say_fail \
+        "each printed GB/s = bytes x reps / the GPU's time between the events around the reps copies (within 0.5% + 0.1 ms)" \
+        "$bad" \
+        "record start after the warm-up and right before the loop, stop right after it, on the copies' stream; cudaEventSynchronize(stop) before cudaEventElapsedTime; GB/s = bytes / (ms * 1e6) (TODO 1)"
+}
+
+# 42 pairs of stamps a run: the one check where a switch to another program
+# between the event's stamp and the trace's (see same_gpu_time) is likely
+# enough to count, so it may look at up to 2 more runs. A wrong unit or
+# window is wrong in every run.
 @test "the printed bandwidths agree with the traced copies" {
     need_run main
     need_trace main
-    local bad
     [ "$(table | wc -l)" -gt 0 ] || say_fail "the bandwidth table" "no table rows" \
         "keep the printf of the table as given"
-    bad=$(bw_mismatches main)
-    [ -z "$bad" ] || say_fail \
-        "each printed GB/s = bytes x reps / the GPU's time between the events around the reps copies (within 0.5% + 0.02 ms)" \
-        "$bad" \
-        "record start after the warm-up and right before the loop, stop right after it, on the copies' stream; cudaEventSynchronize(stop) before cudaEventElapsedTime; GB/s = bytes / (ms * 1e6) (TODO 1)"
+    second_chance main bw_agree
 }
 
 # Pinned against pageable: two measurements made at different moments, which

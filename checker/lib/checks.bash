@@ -263,12 +263,14 @@ events_around() {
 # same_gpu_time PRINTED TRACED: a cudaEventElapsedTime the program printed is
 # the GPU's own time between the same two events in the trace, within
 # EVENT_TOL_REL of it + EVENT_TOL_MS. The trace's stamps are CUPTI's, taken
-# beside the event's own: on an H200 the two differed by at most 3 us in
-# lab 01, 02 and 04 runs, and by up to 14 us (one pageable copy in 84) in
-# lab 03's, whatever the length. A unit slip (MiB for MB, 4.9%) still shows
-# on every interval of a millisecond or more.
+# beside the event's own: alone on an H200 the two differed by at most 3 us
+# in lab 01, 02 and 04 runs and 14 us in lab 03's; with 8 checkers at once
+# on an H100 (checker/tests/shared-gpu.sh, 1269 pairs) by up to 59 us, and
+# once 28 us on a 0.14 ms interval, whatever the length: the GPU switches
+# between the programs sharing it. A unit slip (MiB for MB, 4.9%) still
+# shows on every interval of 5 ms or more.
 EVENT_TOL_REL=0.005
-EVENT_TOL_MS=0.02
+EVENT_TOL_MS=0.1
 same_gpu_time() {
     is_true 'p >= t - (r * t + a) && p <= t + r * t + a' p="$1" t="$2" \
         r="$EVENT_TOL_REL" a="$EVENT_TOL_MS"
@@ -304,7 +306,7 @@ check_event_time() {
     fi
     kept_time "$fig" "$v" "$w"
     same_gpu_time "$v" "$w" || say_fail \
-        "$fig = the GPU's time between those two events, $(fmt "$w") ms (within 0.5% + 0.02 ms)" \
+        "$fig = the GPU's time between those two events, $(fmt "$w") ms (within 0.5% + 0.1 ms)" \
         "$fig = $v" "$hint"
 }
 
