@@ -111,3 +111,14 @@ one_engine() {
     at_once one_engine $runs
     mutants_fail_named $runs
 }
+
+# make test-shared keeps every run (KEEP_RUNS) in a folder made on the way.
+# Lab 03's check once wrote into it before it existed: its awk died with the
+# verdict unwritten, and the unit mutant passed (seen on an H100).
+@test "keeping the runs (KEEP_RUNS, a folder not made yet) changes no verdict" {
+    local v=03-pinned-memory/mut-gbps-in-mib check
+    check=$(expected_check "$KIT_ROOT/checker/mutants/03-pinned-memory/gbps-in-mib.patch")
+    KEEP_RUNS="$BATS_TEST_TMPDIR/keep/not-made-yet" replay_check "$v" "$check"
+    tap_failed "$(tap_of "$v")" "$check" || { cat "$BATS_TEST_TMPDIR/$v.log"; return 1; }
+    [ -s "$BATS_TEST_TMPDIR/keep/not-made-yet/event-times.txt" ]
+}
