@@ -14,7 +14,9 @@ shift
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 KIT=$PWD
 labs=("$@")
-[ ${#labs[@]} -gt 0 ] || labs=($(cd checker && ls [0-9][0-9]-*.bats | sed 's/\.bats$//'))
+# Not a lab whose checker runs the program under checker/stress (lab 06):
+# the stress tool works inside a real CUDA program, which a replay is not.
+[ ${#labs[@]} -gt 0 ] || labs=($(cd checker && grep -L 'checker/stress' [0-9][0-9]-*.bats | sed 's/\.bats$//'))
 make --no-print-directory tools >/dev/null || exit 1
 work=$(mktemp -d)
 
