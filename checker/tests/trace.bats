@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # trace.bats -- the trace tool without a GPU: parser, queries and renderers
 # on fixtures in trace-fixtures/ (hand-written ones, and captures made on the
-# lent H200). Every expected number is worked out from the fixture's lines in
+# H200 of a GPU node). Every expected number is worked out from the fixture's lines in
 # the comment above its test, not by running the tool.
 #
 # Times in basic.trace are ns; 1000000 ns = 1 ms. Its GPU intervals, in ms:
