@@ -692,7 +692,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	# every stream shows its copies and its kernel
 	[ "$(grep -Ec '^ *stream [0-9]+ \|.*>.*#.*<' <<<"$output")" -eq 16 ]
 	grep -Eq '^ *default \|>+#+<+ +\|$' <<<"$output"
-	# the speedup as width: sequential 16.06 ms, pipelined 6.98 ms
+	# the speedup as width: sequential 17.01 ms, pipelined 7.21 ms
 	local row seq pipe
 	row=$(grep '^ *thread 1 |' <<<"$output")
 	seq=$(grep -o '\[sequential-*' <<<"$row" | awk '{ print length($0) }')
@@ -702,24 +702,24 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 }
 
 @test "lab 03's lesson: the pageable call blocks for its copy, the pinned one returns at once" {
-	# read off r.trace: cudaMemcpyAsync in async_pageable [..429650441,
-	# ..459879451] = 30229010 ns, in async_pinned [..859599311,
-	# ..859606918] = 7607 ns; each range holds its one 256 MiB H2D
+	# read off r.trace: cudaMemcpyAsync in async_pageable [..237318729,
+	# ..290308452] = 52989723 ns, in async_pinned [..011209988,
+	# ..011251723] = 41735 ns; each range holds its one 256 MiB H2D
 	F="$RP/03-pinned-memory/solution/r.trace"
 	mapfile -t args < <(lesson 03-pinned-memory)
 	run -0 "$ST" query "$F" durations api:cudaMemcpyAsync "${args[@]}"; echo "$output"
-	expect "$(printf '30.229010\n0.007607')"
+	expect "$(printf '52.989723\n0.041735')"
 	run -0 "$ST" query "$F" list copy "${args[@]}"; echo "$output"
 	[[ "${lines[0]}" == *$'\tH2D\t268435456\tPAGEABLE' && "${lines[1]}" == *$'\tH2D\t268435456\tPINNED' ]]
 	COLUMNS=120 run -0 "$ST" timeline --color never "${args[@]}" "$F"; echo "$output"
-	grep -Eq '^ *calls \|\[cudaMemcpyAsync\.+:\[cudaStreamSyn' <<<"$output"
+	grep -Eq '^ *calls \|\[cudaMemcpyAsync\.+:\[cudaStrea' <<<"$output"
 	grep -Eq '^ *stream 13 \|>+:>+\|$' <<<"$output"
 }
 
 @test "lab 04's lesson: the consumer on one stream runs after the producer on the other" {
-	# read off r.trace: "dependency" [..973616636, ..973660273] queues
-	# producer_kernel on 13 [..973633234, ..981055057] and consumer_kernel
-	# on 14 [..981057329, ..981061009]: only +gpu reaches the consumer
+	# read off r.trace: "dependency" [..842934527, ..843063764] queues
+	# producer_kernel on 13 [..842973867, ..850338920] and consumer_kernel
+	# on 14 [..850341320, ..850345032]: only +gpu reaches the consumer
 	F="$RP/04-events/solution/r.trace"
 	mapfile -t args < <(lesson 04-events)
 	[ "${args[*]}" = "--window nvtx:dependency+gpu" ]
@@ -728,7 +728,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	expect "$(printf '13 created\n14 created')"
 	run -0 "$ST" query "$F" order kernel:producer kernel:consumer "${args[@]}"; echo "$output"
 	expect before
-	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.427775
+	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.371165
 }
 
 @test "labs 01 and 02: the host's calls against the GPU's work" {
