@@ -162,8 +162,9 @@ between_launches() {
 # Between the producer's launch and the consumer's launch the host must not
 # wait for the GPU: no cudaDeviceSynchronize / StreamSynchronize /
 # EventSynchronize (sync records of type context, stream, event; the `wait`
-# of cudaStreamWaitEvent is allowed), no synchronous copy or memset, no
-# polling query. And the proof that nothing else waited (a sleep, a spin):
+# of cudaStreamWaitEvent is allowed), no synchronous copy, no polling query;
+# and no cudaMemset: not a host wait, but on the legacy default stream it
+# orders the blocking streams itself, which would hide a missing event. And the proof that nothing else waited (a sleep, a spin):
 # the consumer was queued while the producer was still running.
 @test "no host synchronization between producer and consumer" {
     need_run main
