@@ -43,6 +43,7 @@ under_tenant() {
 }
 
 setup() {
+    skip_full "a solution and two mutants replayed under a modelled tenant"
     command -v python3 >/dev/null || skip "python3 is not installed"
 }
 

@@ -12,7 +12,10 @@ setup_file() {
 	KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 	local d="$BATS_FILE_TMPDIR" why=""
 	make -C "$KIT_ROOT/checker/trace" >/dev/null
-	if ! command -v nvcc >/dev/null; then
+	# (no GPU listed: the build of known.cu would only be thrown away)
+	if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+		why="no CUDA device: nvidia-smi lists no GPU"
+	elif ! command -v nvcc >/dev/null; then
 		why="nvcc is not on PATH"
 	elif [ ! -f "$KIT_ROOT/checker/trace/libstreamtrace.so" ]; then
 		why="CUPTI not found: libstreamtrace.so was not built"

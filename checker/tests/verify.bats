@@ -49,48 +49,57 @@ setup_file() {
 # digests.c: the names, defaults and ranges must be those of the lab's
 # opts[] in its starter and its solution (the variables' initial values).
 @test "the digest tool knows every lab's options as the lab programs take them" {
-    local id prog f bad=""
+    local id prog f files=() n=0 bad="" o="$BATS_TEST_TMPDIR/options"
     for id in $(lab_ids); do
         prog=$(prog_of "$id")
-        for f in "$KIT_ROOT/labs/$id/$prog.cu" "$KIT_ROOT/solutions/$id/$prog.cu"; do
-            diff <(options_of_source "$f") <("$VERIFY/digests" --options "$id") >/dev/null ||
-                bad+=$'\n'"$f:"$'\n'"$(diff <(options_of_source "$f") <("$VERIFY/digests" --options "$id"))"
-        done
+        files+=("$KIT_ROOT/labs/$id/$prog.cu" "$KIT_ROOT/solutions/$id/$prog.cu")
     done
-    echo "${bad:-the options agree}"
-    [ -z "$bad" ]
+    mkdir -p "$o"
+    options_of_source "$o" "${files[@]}"
+    for f in "${files[@]}"; do
+        n=$((n + 1)) id=${f%/*} id=${id##*/}
+        diff "$o/$n" <("$VERIFY/digests" --options "$id") >"$o/$n.diff" ||
+            bad+=$'\n'"$f:"$'\n'"$(cat "$o/$n.diff")"
+    done
+    echo "${bad:-the options agree in ${#files[@]} files}"
+    [ -z "$bad" ] && [ ${#files[@]} -gt 0 ]
 }
 
-# options_of_source FILE: the options table of a lab's .cu file as the tool's
-# --options prints it: "NAME DEFAULT LO HI", or "NAME DEFAULT WORD,WORD".
+# options_of_source DIR FILE...: the options table of each lab .cu file as
+# the tool's --options prints it ("NAME DEFAULT LO HI", or "NAME DEFAULT
+# WORD,WORD"), the Kth file's in DIR/K: one python for all of them.
 options_of_source() {
-    python3 - "$1" <<'EOF'
+    python3 - "$@" <<'EOF'
 import re, sys
-src = open(sys.argv[1]).read()
-consts = {'LAB_SEED_MAX': 4294967295, 'MAX_STREAMS': 32, 'KEY_N': 1024}
-for m in re.finditer(r'enum\s+\w*\s*\{([^}]*)\}', src):
-    for i, name in enumerate(n.strip() for n in m.group(1).split(',')):
-        consts[name] = i
-for m in re.finditer(r'#define\s+(\w+)\s+(\d+)\b', src):
-    consts.setdefault(m.group(1), int(m.group(2)))
-def value(x):
-    x = x.strip()
-    x = re.sub(r'(\d+)U?L*L?\b', r'\1', x)
-    return eval(x, {}, dict(consts))
-defaults = {}
-decl = re.search(r'unsigned long long ([^;]*);\s*/\* the defaults \*/', src)
-for part in decl.group(1).split(','):
-    name, init = part.split('=')
-    defaults[name.strip()] = value(init)
-words = {m.group(1): [w.strip().strip('"') for w in m.group(2).split(',') if 'NULL' not in w]
-         for m in re.finditer(r'static const char \*const (\w+)\[\] = \{([^}]*)\}', src)}
-table = re.search(r'const struct lab_option opts\[\] = \{(.*?)\n    \};', src, re.S).group(1)
-for m in re.finditer(r'\{ "(--[\w-]+)", &(\w+), ([^,]+), ([^,]+), (\w+) \}', table):
-    name, var, lo, hi, w = m.groups()
-    if w == 'NULL':
-        print(name, defaults[var], value(lo), value(hi))
-    else:
-        print(name, defaults[var], ','.join(words[w]))
+def table_of(src):
+    consts = {'LAB_SEED_MAX': 4294967295, 'MAX_STREAMS': 32, 'KEY_N': 1024}
+    for m in re.finditer(r'enum\s+\w*\s*\{([^}]*)\}', src):
+        for i, name in enumerate(n.strip() for n in m.group(1).split(',')):
+            consts[name] = i
+    for m in re.finditer(r'#define\s+(\w+)\s+(\d+)\b', src):
+        consts.setdefault(m.group(1), int(m.group(2)))
+    def value(x):
+        x = x.strip()
+        x = re.sub(r'(\d+)U?L*L?\b', r'\1', x)
+        return eval(x, {}, dict(consts))
+    defaults = {}
+    decl = re.search(r'unsigned long long ([^;]*);\s*/\* the defaults \*/', src)
+    for part in decl.group(1).split(','):
+        name, init = part.split('=')
+        defaults[name.strip()] = value(init)
+    words = {m.group(1): [w.strip().strip('"') for w in m.group(2).split(',') if 'NULL' not in w]
+             for m in re.finditer(r'static const char \*const (\w+)\[\] = \{([^}]*)\}', src)}
+    table = re.search(r'const struct lab_option opts\[\] = \{(.*?)\n    \};', src, re.S).group(1)
+    for m in re.finditer(r'\{ "(--[\w-]+)", &(\w+), ([^,]+), ([^,]+), (\w+) \}', table):
+        name, var, lo, hi, w = m.groups()
+        if w == 'NULL':
+            print(name, defaults[var], value(lo), value(hi))
+        else:
+            print(name, defaults[var], ','.join(words[w]))
+for k, path in enumerate(sys.argv[2:], 1):
+    sys.stdout = open("%s/%d" % (sys.argv[1], k), "w")
+    table_of(open(path).read())
+    sys.stdout.close()
 EOF
 }
 
