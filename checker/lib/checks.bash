@@ -58,13 +58,11 @@ built_ok() { local rc=""; { read -r rc <"$RUNS/build.rc"; } 2>/dev/null; [ "$rc"
 # LAB_SEED, else 32 random bits. Each run is given --seed with it, so its input
 # is new every time, and the kit's digest tool knows what the results must be.
 lab_seed() {
-    local seed
     if [ ! -s "$RUNS/seed" ]; then
-        [ -d "$RUNS" ] || mkdir -p "$RUNS"
+        mkdir -p "$RUNS"
         echo "${LAB_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" >"$RUNS/seed"
     fi
-    read -r seed <"$RUNS/seed"
-    echo "$seed"
+    cat "$RUNS/seed"
 }
 
 # run_lab NAME [--trace] [--env VAR=VALUE]... -- ARGS...
@@ -82,15 +80,13 @@ run_lab() {
         esac
         shift
     done
-    [ -d "$RUNS" ] || mkdir -p "$RUNS"
+    mkdir -p "$RUNS"
     built_ok || return 0
     # how it was run, for rerun_lab
     local a
     { echo "$trace"; for a in "${envs[@]}"; do echo "$a"; done; echo --
       for a in "$@"; do echo "$a"; done; } >"$RUNS/$name.how"
-    local seed
-    seed=$(lab_seed)
-    local cmd=("$LAB_DIR/$PROG" "$@" --seed "$seed")
+    local cmd=("$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)")
     # without the trace tool the run goes on untraced: need_trace says why
     if [ "$trace" = 1 ] && [ -x "$STREAMTRACE" ]; then
         cmd=("$STREAMTRACE" run -o "$RUNS/$name.trace" -- "${cmd[@]}")
@@ -192,8 +188,7 @@ need_run() {
         echo "not checked: the program did not build (see the first check)"
         return 1
     fi
-    rc=""
-    { read -r rc <"$RUNS/$name.rc"; } 2>/dev/null
+    rc=$(rc_of "$name")
     if [ "$rc" = 77 ]; then
         # "no CUDA device" starts the reason of every check that needs a GPU
         # (run-checks counts them: not graded); then the program's own reason,
