@@ -130,9 +130,10 @@ bw_mismatches() {
         $1 == "N" { for (k = 1; k <= nk; k++) if ($7 == kind[k]) { a[k] = $2; b[k] = $3 }; next }
         $1 == "C" { for (k = 1; k <= nk; k++) if ((k in a) && $2 >= a[k] && $2 <= b[k]) {
                         key = k SUBSEP $7 SUBSEP $8
-                        if ($10 != "-" && $11 != "-") {
-                            w = key SUBSEP $10 SUBSEP $11
-                            if (!(w in n)) { nw[key]++; win[key, nw[key]] = w; ms[w] = $12; in_[w] = $13 }
+                        # the events around it are the last four fields
+                        if ($(NF - 3) != "-" && $(NF - 2) != "-") {
+                            w = key SUBSEP $(NF - 3) SUBSEP $(NF - 2)
+                            if (!(w in n)) { nw[key]++; win[key, nw[key]] = w; ms[w] = $(NF - 1); in_[w] = $NF }
                             n[w]++
                         }
                         break }
