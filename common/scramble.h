@@ -4,12 +4,14 @@
  *   lab_fill(h_in, n, seed, 0);               the input: one hash per element
  *   scramble_kernel<<<b, t, 0, s>>>(d_out, d_in, n, steps);
  *   m = scramble_check(h_out, h_in, n, steps, &digest);   compare, digest
+ *   scramble_bins(bins, h_in, n, steps);      lab 07: the results by top byte
  *
  * The work: each number takes K steps of y -> A*y + C (mod 2^32), one
  * multiply-add each (lcg_steps). The check: K such steps are one map
  * y -> a*y + c (affine_power), so the CPU checks n numbers in O(n), not O(n*K).
  * The input comes from the program's --seed, and `salt` tells apart the
- * inputs of one program (lab 03's three buffers, lab 06's scenarios).
+ * inputs of one program (lab 03's three buffers, lab 06's scenarios, lab
+ * 07's parts).
  *
  * Plain C, but for the kernels (under nvcc only): the kit's digest tool
  * (checker/verify) computes the right results with the same code.
@@ -140,6 +142,25 @@ static inline size_t scramble_verify(const uint32_t *out, const uint32_t *in, si
     else
         printf("RESULT: verified all %zu elements\n", n);
     return m.bad;
+}
+
+/*
+ * Lab 07 also counts results into LAB_NBINS bins by their top byte
+ * (LAB_BIN(y)): bins[b] = how many of K steps from in[0..n) have top byte b.
+ */
+#define LAB_NBINS 256
+#define LAB_BIN(y) ((y) >> 24)
+
+static inline void scramble_bins(uint32_t bins[LAB_NBINS], const uint32_t *in, size_t n,
+                                 uint32_t steps)
+{
+    uint32_t a, c;
+    size_t i;
+
+    affine_power(steps, &a, &c);
+    memset(bins, 0, LAB_NBINS * sizeof *bins);
+    for (i = 0; i < n; i++)
+        bins[LAB_BIN(a * in[i] + c)]++;
 }
 
 #ifdef __CUDACC__

@@ -175,6 +175,51 @@ static void lifetime(const unsigned long long *v)
     }
 }
 
+/* 07-default-streams: --part, --seed. Part 1 has no result to check. Part 2:
+ * two host threads' 2^15 numbers each (inputs 1 and 2), 2^14 steps, digested
+ * one after the other; run as given and on per-thread streams, the same
+ * result twice. Part 3: 2^25 numbers of input 3 at 768 steps, and the bins
+ * of each of its 16 chunks (scramble_bins), one chunk after the other. */
+static void default_streams(const unsigned long long *v)
+{
+    const size_t tn = 1u << 15, pn = 32u << 20, chunks = 16;
+    const uint32_t tsteps = 1u << 14, psteps = 768, seed = (uint32_t)v[1];
+    uint32_t *buf, *bins, a, c;
+    struct lab_digest d;
+    size_t k, i, first, len;
+    uint64_t threads;
+
+    if (v[0] == 0 || v[0] == 2) {
+        buf = (uint32_t *)xmalloc(tn * sizeof *buf);
+        affine_power(tsteps, &a, &c);
+        lab_digest_init(&d);
+        for (k = 0; k < 2; k++) {
+            for (i = 0; i < tn; i++)
+                buf[i] = a * lab_input(seed, 1 + (uint32_t)k, i) + c;
+            lab_digest_add(&d, buf, tn * sizeof *buf);
+        }
+        threads = lab_digest_value(&d);
+        free(buf);
+        lab_digest_print("threads_legacy", threads);
+        lab_digest_print("threads_per_thread", threads);
+    }
+    if (v[0] == 0 || v[0] == 3) {
+        lab_digest_print("pipeline", scramble_digest(pn, psteps, seed, 3, NULL, 1));
+        buf = (uint32_t *)xmalloc((pn / chunks + 1) * sizeof *buf);
+        bins = (uint32_t *)xmalloc(chunks * LAB_NBINS * sizeof *bins);
+        for (k = 0; k < chunks; k++) {
+            first = pn * k / chunks;
+            len = pn * (k + 1) / chunks - first;
+            for (i = 0; i < len; i++)
+                buf[i] = lab_input(seed, 3, first + i);
+            scramble_bins(bins + k * LAB_NBINS, buf, len, psteps);
+        }
+        lab_digest_print("bins", lab_digest_of(bins, chunks * LAB_NBINS * sizeof *bins));
+        free(buf);
+        free(bins);
+    }
+}
+
 /* ---------------------------------------------------------------- the table */
 
 /* An option as the lab program takes it: name, default, range (or words). */
@@ -217,6 +262,8 @@ static const struct lab lab_table[] = {
       { { "--scenario", 0, 1, 4, NULL }, { "--chunks", 8, 2, 64, NULL },
         { "--n", 1048576, 1024, 1ULL << 26, NULL }, { "--steps", 32768, 1, 1ULL << 20, NULL },
         SEED }, lifetime },
+    { "07-default-streams", "usage: digests 07-default-streams [--part N] [--seed S]\n",
+      { { "--part", 0, 1, 3, NULL }, SEED }, default_streams },
 };
 
 /* The lab whose id is `arg` or starts with `arg` and a dash (01). */
@@ -234,7 +281,7 @@ static const struct lab *find_lab(const char *arg)
 static const char usage_text[] =
     "usage: digests LAB [OPTIONS...]   the digest lines of LAB's right results\n"
     "       digests --options LAB      LAB's options: NAME DEFAULT LO HI (or WORDS)\n"
-    "LAB: 01-sync-copy ... 06-lifetime, or its number; OPTIONS: as the lab program's.\n";
+    "LAB: 01-sync-copy ... 07-default-streams, or its number; OPTIONS: as the lab program's.\n";
 
 int main(int argc, char **argv)
 {

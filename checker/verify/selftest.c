@@ -33,6 +33,7 @@ static int bench(void)
     static const struct { const char *lab; size_t mib; } runs[] = {
         { "01-sync-copy", 64 }, { "02-async-copy", 64 }, { "03-pinned-memory", 3 * 256 },
         { "04-events", 8 }, { "05-overlap", 3 * 256 }, { "06-lifetime", 104 },
+        { "07-default-streams", 128 },
     };
     size_t bytes = 256u << 20, i;
     unsigned char *buf = (unsigned char *)malloc(bytes);
@@ -105,6 +106,21 @@ int main(int argc, char **argv)
         m = scramble_check(out, in, 300, 99, &dg);
         expect(m.bad == 1 && m.first == 299 && dg != lab_digest_of(in, sizeof in),
                "scramble_check finds the one wrong element");
+    }
+    {                                               /* lab 07's bins, step by step */
+        uint32_t bins[LAB_NBINS], want[LAB_NBINS] = { 0 };
+        size_t total = 0;
+
+        for (i = 0; i < 300; i++) {
+            for (y = in[i], k = 0; k < 99; k++)
+                y = y * LCG_A + LCG_C;
+            want[y >> 24]++;
+        }
+        scramble_bins(bins, in, 300, 99);
+        for (i = 0; i < LAB_NBINS; i++)
+            total += bins[i];
+        expect(memcmp(bins, want, sizeof bins) == 0 && total == 300,
+               "scramble_bins counts K steps from each element by its top byte");
     }
     if (!failed)
         printf("ok\n");

@@ -1,0 +1,336 @@
+#!/usr/bin/env bats
+# 07-default-streams.bats -- the checks of lab 07 (default streams).
+# Run from the lab folder with `make check`, or `make check LAB=07` at the top.
+# The program runs once under the trace tool, all three parts, each inside an
+# NVTX range of the main thread: "part1_kinds" (a long kernel on the legacy
+# default stream, then the same short kernel on a non-blocking, a blocking
+# and the per-thread default stream), "part2_legacy" and "part2_per_thread"
+# (two host threads, as given on stream 0, then on their own streams), and
+# "part3_pipeline" (lab 05's pipeline with a scratch buffer cleared per
+# chunk). Every check reads that run. Each is a structure of the trace --
+# which stream, of which kind, queued by which host thread, in which order,
+# overlapping what -- and never a length of time, so another program on the
+# same GPU cannot change a verdict: it can delay our work, not reorder what
+# CUDA orders, nor keep apart two kernels of ours that both fit on the GPU.
+
+bats_require_minimum_version 1.5.0
+LAB_ID=07-default-streams
+PROG=default_streams
+load lib/checks
+
+KINDS=(--window nvtx:part1_kinds)
+THREADS=(--window nvtx:part2_per_thread)
+PIPE=(--window nvtx:part3_pipeline)
+
+setup_file() {
+    build_lab
+    run_lab main --trace
+    run_lab badopt -- --frobnicate
+    run_lab badpart -- --part 4
+    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+}
+
+# need_kernel NAME: the trace of run main holds kernel NAME; else say so.
+need_kernel() {
+    [ "$(tq main count "kernel:$1")" -ge 1 ] || {
+        say_fail "$1 in the trace" "no such kernel" "keep part_kinds() as given: its four kernel launches"
+        return 1
+    }
+}
+
+# stream_words "ID KIND DEVICE SYNC": a stream as a student reads it.
+stream_words() {
+    local id kind dev sync
+    read -r id kind dev sync <<<"$1"
+    case $kind in
+        default) echo "the legacy default stream ($id)" ;;
+        per-thread) echo "a per-thread default stream ($id)" ;;
+        created) echo "a created $sync stream ($id)" ;;
+        "") echo "no stream" ;;
+        *) echo "stream $id ($kind)" ;;
+    esac
+}
+
+# ------------------------------------------------------------ part 1
+
+@test "the program builds without warnings" {
+    check_builds
+}
+
+@test "it runs to the end and exits 0" {
+    check_exits_ok main \
+        "a CUDA error names the file:line and the call; a wrong result is the next check"
+}
+
+@test "every element of the result is right" {
+    check_verified main "RESULT: verified every result of the parts that were run" WRONG \
+        "part 2: each thread's numbers go in, through crunch() and back (TODO 3); part 3: the bins of a chunk must be zero when its kernel starts and copied back after it (TODO 4)"
+}
+
+@test "the two created streams are one blocking and one non-blocking" {
+    need_run main
+    need_trace main
+    need_kernel spin_blocking_kernel || return 1
+    need_kernel spin_nonblocking_kernel || return 1
+    local b nb
+    b=$(tq main streams kernel:spin_blocking_kernel)
+    nb=$(tq main streams kernel:spin_nonblocking_kernel)
+    [[ $b == *" created "*" blocking" && $nb == *" created "*" non-blocking" ]] || say_fail \
+        "spin_blocking_kernel on a created blocking stream, spin_nonblocking_kernel on a created non-blocking one" \
+        "spin_blocking_kernel on $(stream_words "$b"), spin_nonblocking_kernel on $(stream_words "$nb")" \
+        "TODO 1: cudaStreamCreate makes a blocking stream; only cudaStreamCreateWithFlags with cudaStreamNonBlocking makes a non-blocking one"
+}
+
+# start_after_end A B: how many ms kernel B started after kernel A ended
+# (negative: while A still ran).
+start_after_end() {
+    { tq main list "kernel:$1" | sed 's/^/A\t/'; tq main list "kernel:$2" | sed 's/^/B\t/'; } |
+        awk -F'\t' '$1 == "A" && a == "" { a = $3 } $1 == "B" && b == "" { b = $2 }
+            END { if (a != "" && b != "") printf "%.3f\n", b - a }'
+}
+
+@test "the kernels on the blocking stream and on the per-thread default stream waited for the legacy kernel" {
+    need_run main
+    need_trace main
+    need_kernel spin_legacy_kernel || return 1
+    local k order
+    for k in spin_blocking_kernel spin_per_thread_kernel; do
+        need_kernel "$k" || return 1
+        order=$(tq main order kernel:spin_legacy_kernel "kernel:$k")
+        [ "$order" = before ] || { say_fail \
+            "$k starts only after spin_legacy_kernel (on stream 0) has ended" \
+            "$k started $(awk -v d="$(start_after_end spin_legacy_kernel "$k")" 'BEGIN { printf "%.3f ms before", -d }') it ended, on $(stream_words "$(tq main streams "kernel:$k")")" \
+            "the legacy default stream and every blocking stream wait for each other; a stream made with cudaStreamNonBlocking does not (TODO 1)"
+            return 1; }
+    done
+}
+
+@test "the kernel on the non-blocking stream ran while the legacy kernel ran" {
+    need_run main
+    need_trace main
+    need_kernel spin_legacy_kernel || return 1
+    need_kernel spin_nonblocking_kernel || return 1
+    local ms
+    ms=$(tq main overlap kernel:spin_legacy_kernel kernel:spin_nonblocking_kernel | cut -d ' ' -f 1)
+    is_true 'ms > 0' ms="${ms:-0}" || say_fail \
+        "spin_nonblocking_kernel running while spin_legacy_kernel runs" \
+        "it started $(start_after_end spin_legacy_kernel spin_nonblocking_kernel) ms after the legacy kernel ended, on $(stream_words "$(tq main streams kernel:spin_nonblocking_kernel)")" \
+        "only a stream created with the flag cudaStreamNonBlocking skips the wait for the legacy default stream (TODO 1)"
+}
+
+# The program says which kernels waited, from the GPU's clock stamps
+# (waited_blocking and so on); the trace says when each kernel ran. They must
+# tell the same story: a kernel waited if it started after the legacy kernel
+# ended.
+@test "the program's verdicts on which kernels waited agree with the trace" {
+    need_run main
+    need_trace main
+    need_kernel spin_legacy_kernel || return 1
+    local k fig said traced gap
+    for k in nonblocking blocking per_thread; do
+        fig=waited_$k
+        said=$(need_figure main "$fig") || return 1
+        need_kernel "spin_${k}_kernel" || return 1
+        traced=0
+        [ "$(tq main order kernel:spin_legacy_kernel "kernel:spin_${k}_kernel")" = before ] && traced=1
+        gap=$(start_after_end spin_legacy_kernel "spin_${k}_kernel")
+        is_true 's == t' s="$said" t="$traced" || { say_fail \
+            "$fig = $traced: in the trace spin_${k}_kernel started $(awk -v d="$gap" 'BEGIN { printf "%.3f ms %s", d < 0 ? -d : d, d < 0 ? "before" : "after" }') the legacy kernel ended" \
+            "$fig = $said" \
+            "TODO 2: a kernel waited if its start (h_st[k].start) is at or after the legacy kernel's end (h_st[ON_LEGACY].end); its start against the legacy kernel's start says nothing"
+            return 1; }
+    done
+}
+
+# ------------------------------------------------------------ part 2
+
+# threads_view: for the GPU work of part 2's second version (range
+# "part2_per_thread"), one line per host thread that queued any, in the order
+# they first did:
+#   THREAD  KERNEL_START  KERNEL_END  STREAMS  WHAT
+# STREAMS: the streams its copies and kernels ran on, as ID:KIND (KIND
+# default, per-thread, created...), comma-separated; WHAT: in words, which
+# record ran where ("H2D, kernel, D2H on per-thread stream 15"). The kernel
+# times are its first kernel's (ms), "-" without one.
+threads_view() {
+    { tq main streams gpu "${THREADS[@]}" | tr ' ' '\t' | sed 's/^/S\t/'
+      tq main list gpu "${THREADS[@]}" | sed 's/^/G\t/'; } |
+    awk -F'\t' '
+        $1 == "S" { kind[$2] = $3; sync[$2] = $5; next }
+        {
+            t = $11; s = $6
+            if (!(t in seen)) { seen[t] = 1; order[++n] = t; ks[t] = "-"; ke[t] = "-" }
+            if (!((t, s) in used)) { used[t, s] = 1; streams[t] = streams[t] (streams[t] == "" ? "" : ",") s ":" kind[s] }
+            what = $5 == "copy" ? $7 : $5
+            if (!((t, s, what) in have)) { have[t, s, what] = 1; on[t, s] = on[t, s] (on[t, s] == "" ? "" : ", ") what }
+            if ($5 == "kernel" && ks[t] == "-") { ks[t] = $2; ke[t] = $3 }
+        }
+        END {
+            for (i = 1; i <= n; i++) {
+                t = order[i]; w = ""
+                split(streams[t], ss, ",")
+                for (j = 1; j in ss; j++) {
+                    split(ss[j], p, ":")
+                    d = p[2] == "default" ? "the legacy default stream " p[1] : \
+                        p[2] == "per-thread" ? "per-thread stream " p[1] : p[2] " stream " p[1]
+                    w = w (w == "" ? "" : "; ") on[t, p[1]] " on " d
+                }
+                printf "%s\t%s\t%s\t%s\t%s\n", t, ks[t], ke[t], streams[t], w
+            }
+        }'
+}
+
+# threads_words VIEW: the view's threads in words, "thread 1: ...; thread 2: ...".
+threads_words() {
+    awk -F'\t' '{ printf "%sthread %d: %s", (NR > 1 ? "; " : ""), NR, $5 }' <<<"$1"
+}
+
+@test "each thread's copies and kernel ran on its own per-thread default stream" {
+    need_run main
+    need_trace main
+    local view n ok
+    view=$(threads_view)
+    n=$(grep -c . <<<"$view" || true)
+    # two threads; each on one stream, per-thread, with a kernel; not the same one
+    ok=$(awk -F'\t' '$4 ~ /^[0-9]+:per-thread$/ && $2 != "-" { good++; s[good] = $4 }
+        END { print (NR == 2 && good == 2 && s[1] != s[2]) ? 1 : 0 }' <<<"$view")
+    [ "$ok" = 1 ] || say_fail \
+        "2 host threads, each with its H2D, kernel and D2H on a per-thread default stream of its own" \
+        "$n thread(s) queued work: $(threads_words "$view")" \
+        "TODO 3: give every call the stream cudaStreamPerThread, crunch() too; a call without a stream, or with 0, goes to the legacy default stream, which is one for the whole device"
+}
+
+@test "the two threads' kernels ran at the same time" {
+    need_run main
+    need_trace main
+    local view ov
+    view=$(threads_view)
+    ov=$(awk -F'\t' '$2 != "-" { n++; s[n] = $2; e[n] = $3 }
+        END { if (n < 2) { print "-"; exit }
+              lo = s[1] > s[2] ? s[1] : s[2]; hi = e[1] < e[2] ? e[1] : e[2]
+              printf "%.6f\n", hi - lo }' <<<"$view")
+    [ "$ov" != - ] || { say_fail "a kernel queued by each of the 2 host threads" \
+        "$(threads_words "$view")" "keep worker() and run_threads() as given"; return 1; }
+    is_true 'ov > 0' ov="$ov" || say_fail \
+        "thread 1's kernel and thread 2's kernel running at the same time" \
+        "one after the other: $(awk -F'\t' '$2 != "-" { printf "%sthread %d %.2f-%.2f ms", (NR > 1 ? ", " : ""), NR, $2, $3 }' <<<"$view")" \
+        "a kernel on stream 0 (crunch(j, 0)) is on the legacy default stream: it waits for the other thread's per-thread stream, and that stream for it (TODO 3)"
+}
+
+@test "each thread waited for its own stream, not for the whole device" {
+    need_run main
+    need_trace main
+    local dev ctx
+    dev=$(tq main count api:cudaDeviceSynchronize "${THREADS[@]}")
+    ctx=$(tq main count sync:context "${THREADS[@]}")
+    [ "$dev" = 0 ] && [ "$ctx" = 0 ] || say_fail \
+        "each thread waits for its per-thread default stream alone (cudaStreamSynchronize)" \
+        "$dev cudaDeviceSynchronize call(s), $ctx wait(s) for the whole device while the threads ran" \
+        "TODO 3: cudaDeviceSynchronize waits for all work of the device, the other thread's too; cudaStreamSynchronize(cudaStreamPerThread) waits for this thread's"
+}
+
+# ------------------------------------------------------------ part 3
+
+@test "nothing in the pipeline ran on the legacy default stream" {
+    need_run main
+    need_trace main
+    local n what
+    n=$(tq main count gpu --stream default "${PIPE[@]}")
+    what=$(tq main list gpu --stream default "${PIPE[@]}" | cut -f 4 | sort | uniq -c |
+        awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
+    [ "$n" = 0 ] || say_fail \
+        "every clear, copy and kernel of the pipeline on a created stream" \
+        "$n on the legacy default stream ($what)" \
+        "TODO 4: cudaMemset takes no stream: it runs on stream 0, which waits for every blocking stream and makes them wait for it; so does cudaMemsetAsync without its stream argument"
+}
+
+@test "copies of one chunk ran while the kernel of another ran" {
+    need_run main
+    need_trace main
+    local ov ms f
+    ov=$(tq main overlap copy kernel "${PIPE[@]}")
+    ms=$(cut -d ' ' -f 1 <<<"$ov") f=$(cut -d ' ' -f 2 <<<"$ov")
+    is_true 'ms > 0 && f >= 0.05' ms="${ms:-0}" f="${f:-0}" || say_fail \
+        "copies running while kernels run, in the pipeline (at least 5% of the copy time)" \
+        "$(fmt "${ms:-0}") ms of overlap, $(fmt "${f:-0}") of the copy time" \
+        "the chunks ran one after the other: a clear on stream 0 (cudaMemset) waits for all of them before it, and all after it wait for it (TODO 4)"
+}
+
+# clear_order: from the trace file, the pipeline's chunks in the order the
+# program queued them (CUPTI's correlation ids grow with every call): the
+# k-th memset is chunk k's clear, the k-th kernel its kernel, and the first
+# D2H copy after that kernel its bins going back. Chunks whose kernels ran on
+# the same stream share a scratch buffer. Prints "ok", or what went wrong:
+# a count that is off, or the first chunk whose clear ran before the chunk
+# before it on its stream had copied its bins back, or after its own kernel
+# began (times in ms from the start of the pipeline's range). Times are ns
+# near 2^61: split into seconds and ns so that awk's doubles stay exact.
+clear_order() {
+    awk -F'\t' '
+        function t(x,   hi) {
+            hi = substr(x, 1, length(x) - 9)
+            if (base == "") base = hi
+            return (hi - base) * 1e9 + substr(x, length(x) - 8)
+        }
+        NR == 1 { v2 = $0 == "streamtrace 2"; next }
+        $1 == "nvtx" && $5 == "part3_pipeline" && lo == "" { lo = t($2); hi = t($3); next }
+        $1 == "kernel" || $1 == "memset" || $1 == "copy" {
+            s = v2 ? $5 : $4
+            c = $1 == "copy" ? (v2 ? $13 : $10) : $1 == "kernel" ? (v2 ? $8 : $7) : (v2 ? $8 : $7)
+            dir = $1 == "copy" ? (v2 ? $6 : $5) : ""
+            n++; ty[n] = $1 == "copy" ? dir : $1; st[n] = t($2); en[n] = t($3); sm[n] = s; co[n] = c + 0
+        }
+        END {
+            if (lo == "") { print "no NVTX range part3_pipeline"; exit }
+            m = 0
+            for (i = 1; i <= n; i++)
+                if (st[i] >= lo && st[i] <= hi && (ty[i] == "memset" || ty[i] == "kernel" || ty[i] == "D2H"))
+                    idx[++m] = i
+            for (i = 2; i <= m; i++)            # by correlation id: the order of the calls
+                for (j = i; j > 1 && co[idx[j]] < co[idx[j - 1]]; j--) { x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x }
+            nm = nk = 0
+            for (i = 1; i <= m; i++) {
+                r = idx[i]
+                if (ty[r] == "memset") M[++nm] = r
+                else if (ty[r] == "kernel") { K[++nk] = r; B[nk] = "" }
+                else if (nk > 0 && B[nk] == "") B[nk] = r
+            }
+            if (nk == 0) { print "no kernel in the pipeline"; exit }
+            if (nm != nk) { printf "%d clears (memsets) for %d chunks (kernels): one per chunk, please\n", nm, nk; exit }
+            for (k = 1; k <= nk; k++) {
+                mk = M[k]; kk = K[k]
+                if (en[mk] > st[kk]) {
+                    printf "chunk %d: its kernel started at %.3f ms, its clear ran %.3f-%.3f ms: the kernel did not wait for the clear\n", \
+                        k - 1, (st[kk] - lo) / 1e6, (st[mk] - lo) / 1e6, (en[mk] - lo) / 1e6
+                    exit
+                }
+                for (j = k - 1; j >= 1 && sm[K[j]] != sm[kk]; j--) ;
+                if (j >= 1 && B[j] != "" && st[mk] < en[B[j]]) {
+                    printf "chunk %d: its clear began at %.3f ms, while chunk %d, before it on stream %s with the same scratch, copied its bins back until %.3f ms\n", \
+                        k - 1, (st[mk] - lo) / 1e6, j - 1, sm[kk], (en[B[j]] - lo) / 1e6
+                    exit
+                }
+            }
+            print "ok"
+        }' "$RUNS/main.trace"
+}
+
+@test "every chunk's scratch was cleared after its last use and before its kernel" {
+    need_run main
+    need_trace main
+    local seen
+    seen=$(clear_order)
+    [ "$seen" = ok ] || say_fail \
+        "each chunk's clear after the chunk before it on its stream copied its bins back, and before its own kernel" \
+        "$seen" \
+        "TODO 4: a clear on the chunk's own stream is ordered by the stream; non-blocking streams with cudaMemset on stream 0 are not ordered at all (a race), and a clear after the kernel comes too late"
+}
+
+@test "a bad option is refused with usage and exit status 2" {
+    check_usage badopt --frobnicate
+    check_usage badpart "--part 4"
+}
+
+@test "without a CUDA device it says why and exits 77" {
+    check_no_device
+}
