@@ -408,6 +408,7 @@ static void issue_pipeline(const struct pipeline *pl)
 
     for (c = 0; c < PIPE_CHUNKS; c++) {
         size_t first = chunk_first(c), len = chunk_first(c + 1) - first;
+        size_t bytes = len * sizeof(uint32_t);
         cudaStream_t s = pl->streams[c % PIPE_STREAMS];
         uint32_t *bins = pl->d_bins + (size_t)(c % PIPE_STREAMS) * LAB_NBINS;
 
@@ -417,13 +418,13 @@ static void issue_pipeline(const struct pipeline *pl)
         lab_todo(4, "the cudaMemset above runs on stream 0 and serializes the "
                     "pipeline: clear `bins` so that only the chunk's own work is "
                     "ordered around it");
-        CUDA_CHECK(cudaMemcpyAsync(pl->d_in + first, pl->h_in + first,
-                                   len * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+        CUDA_CHECK(cudaMemcpyAsync(pl->d_in + first, pl->h_in + first, bytes,
+                                   cudaMemcpyHostToDevice, s));
         count(pl, first, len, bins, s);
         CUDA_CHECK(cudaMemcpyAsync(pl->h_bins + (size_t)c * LAB_NBINS, bins,
                                    LAB_NBINS * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
-        CUDA_CHECK(cudaMemcpyAsync(pl->h_out + first, pl->d_out + first,
-                                   len * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+        CUDA_CHECK(cudaMemcpyAsync(pl->h_out + first, pl->d_out + first, bytes,
+                                   cudaMemcpyDeviceToHost, s));
     }
 }
 

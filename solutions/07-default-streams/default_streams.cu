@@ -413,19 +413,20 @@ static void issue_pipeline(const struct pipeline *pl)
 
     for (c = 0; c < PIPE_CHUNKS; c++) {
         size_t first = chunk_first(c), len = chunk_first(c + 1) - first;
+        size_t bytes = len * sizeof(uint32_t);
         cudaStream_t s = pl->streams[c % PIPE_STREAMS];
         uint32_t *bins = pl->d_bins + (size_t)(c % PIPE_STREAMS) * LAB_NBINS;
 
         /* The scratch bins of this chunk's stream count from zero. */
         /* TODO(4) */
         CUDA_CHECK(cudaMemsetAsync(bins, 0, LAB_NBINS * sizeof(uint32_t), s));
-        CUDA_CHECK(cudaMemcpyAsync(pl->d_in + first, pl->h_in + first,
-                                   len * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+        CUDA_CHECK(cudaMemcpyAsync(pl->d_in + first, pl->h_in + first, bytes,
+                                   cudaMemcpyHostToDevice, s));
         count(pl, first, len, bins, s);
         CUDA_CHECK(cudaMemcpyAsync(pl->h_bins + (size_t)c * LAB_NBINS, bins,
                                    LAB_NBINS * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
-        CUDA_CHECK(cudaMemcpyAsync(pl->h_out + first, pl->d_out + first,
-                                   len * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+        CUDA_CHECK(cudaMemcpyAsync(pl->h_out + first, pl->d_out + first, bytes,
+                                   cudaMemcpyDeviceToHost, s));
     }
 }
 
