@@ -176,14 +176,14 @@ static void lifetime(const unsigned long long *v)
 }
 
 /* 07-default-streams: --part, --seed. Part 1 has no result to check. Part 2:
- * two host threads' 2^15 numbers each (inputs 1 and 2), 2^14 steps, digested
+ * two host threads' 2^15 numbers each (inputs 1 and 2), 2^13 steps, digested
  * one after the other; run as given and on per-thread streams, the same
- * result twice. Part 3: 2^25 numbers of input 3 at 768 steps, and the bins
+ * result twice. Part 3: 2^26 numbers of input 3 at 512 steps, and the bins
  * of each of its 16 chunks (scramble_bins), one chunk after the other. */
 static void default_streams(const unsigned long long *v)
 {
-    const size_t tn = 1u << 15, pn = 32u << 20, chunks = 16;
-    const uint32_t tsteps = 1u << 14, psteps = 768, seed = (uint32_t)v[1];
+    const size_t tn = 1u << 15, pn = 64u << 20, chunks = 16;
+    const uint32_t tsteps = 1u << 13, psteps = 512, seed = (uint32_t)v[1];
     uint32_t *buf, *bins, a, c;
     struct lab_digest d;
     size_t k, i, first, len;

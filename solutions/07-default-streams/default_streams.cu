@@ -36,18 +36,18 @@
 /* Part 1: each kernel has SPIN_BLOCKS blocks, far fewer than any GPU has SMs,
  * so that kernels of different streams fit on the GPU at once. */
 #define SPIN_BLOCKS     2
-#define SPIN_STEPS      (1u << 18)      /* the short kernels; the long one: 4x */
+#define SPIN_STEPS      (1u << 17)      /* the short kernels; the long one: 4x */
 
 /* Part 2: each host thread's numbers, and its kernel's size. */
 #define THREAD_N        (1u << 15)
-#define THREAD_STEPS    (1u << 14)
+#define THREAD_STEPS    (1u << 13)
 #define THREAD_BLOCKS   2
 
 /* Part 3: the pipeline. */
-#define PIPE_N          (32u << 20)     /* 128 MiB of numbers */
+#define PIPE_N          (64u << 20)     /* 256 MiB of numbers */
 #define PIPE_CHUNKS     16
 #define PIPE_STREAMS    4
-#define PIPE_STEPS      768u
+#define PIPE_STEPS      512u
 
 static const char usage_text[] =
     "usage: default_streams [--part 1|2|3] [--seed S]\n"

@@ -120,12 +120,12 @@ def part_kinds(r, t, out):
     start = {}
     c = r.api(MAIN, 'cudaLaunchKernel', t1 + 2 * US, 6 * US)
     start['legacy'] = r.when(LEGACY, t1 + 10 * US)
-    lend = r.kernel(LEGACY, c, start['legacy'], 15 * MS, '2,1,1', SPIN_NAME % 'legacy')
+    lend = r.kernel(LEGACY, c, start['legacy'], 7700 * US, '2,1,1', SPIN_NAME % 'legacy')
     for k, (name, s) in enumerate((('nonblocking', 14), ('blocking', 13), ('per_thread', 15))):
         at = t1 + (12 + 6 * k) * US
         c = r.api(MAIN, 'cudaLaunchKernel', at, 4 * US)
         start[name] = r.when(s, at + 8 * US)
-        r.kernel(s, c, start[name], 3800 * US, '2,1,1', SPIN_NAME % name)
+        r.kernel(s, c, start[name], 1900 * US, '2,1,1', SPIN_NAME % name)
     end = max(r.stream_end.values())
     c = r.api(MAIN, 'cudaDeviceSynchronize', t1 + 40 * US, end + 5 * US - (t1 + 40 * US))
     r.sync('-', 'context', c, t1 + 40 * US, end + 5 * US)
@@ -175,7 +175,7 @@ def threads(r, t, version, ta, tb):
         c = r.api(th, 'cudaLaunchKernel' if what == 'kernel' else 'cudaMemcpyAsync', at)
         ready = r.when(s, at + 5 * US)
         if what == 'kernel':
-            ends.append(r.kernel(s, c, ready, 15 * MS, '2,1,1', WORKER))
+            ends.append(r.kernel(s, c, ready, 7700 * US, '2,1,1', WORKER))
         else:
             ready = max(ready, copy_free[what])
             copy_free[what] = r.copy(s, c, ready, 6 * US, what, n_bytes)
@@ -198,7 +198,7 @@ def threads(r, t, version, ta, tb):
 def pipeline(r, t):
     """Part 3 from time t; returns the time it ends."""
     v = r.v
-    chunk = 8388608
+    chunk = 16777216
     nb = v == 'mut-pipeline-nonblocking-streams'
     for s in range(18, 22):
         r.streams[s] = 'created\t0\t' + ('non-blocking' if nb else 'blocking')
@@ -227,15 +227,15 @@ def pipeline(r, t):
                 ends.append(r.memset(st, c, ready, 2 * US, 1024))
             elif what == 'kernel':
                 ready = max(ready, free['kernel'])
-                free['kernel'] = r.kernel(st, c, ready, 200 * US, '8192,1,1', COUNT)
+                free['kernel'] = r.kernel(st, c, ready, 265 * US, '16384,1,1', COUNT)
                 ends.append(free['kernel'])
             elif what == 'H2D':
                 ready = max(ready, free['H2D'])
-                free['H2D'] = r.copy(st, c, ready, 152 * US, 'H2D', chunk)
+                free['H2D'] = r.copy(st, c, ready, 300 * US, 'H2D', chunk)
                 ends.append(free['H2D'])
             else:
                 ready = max(ready, free['D2H'])
-                free['D2H'] = r.copy(st, c, ready, 3 * US if what == 'D2Hbins' else 152 * US, 'D2H',
+                free['D2H'] = r.copy(st, c, ready, 3 * US if what == 'D2Hbins' else 300 * US, 'D2H',
                                      1024 if what == 'D2Hbins' else chunk)
                 ends.append(free['D2H'])
             at += 4 * US
@@ -279,7 +279,7 @@ def write(variant):
         t = threads(r, t + 100 * US, 'per_thread', A2, B2)
         out.append('  digest_threads_per_thread = ' + dg['threads_per_thread'])
         t = pipeline(r, t + 60 * MS)
-        out.append('part 3: 128 MiB in 16 chunks over 4 streams; each chunk\'s bins counted '
+        out.append('part 3: 256 MiB in 16 chunks over 4 streams; each chunk\'s bins counted '
                    'in its stream\'s scratch')
         out.append('  digest_pipeline = ' + dg['pipeline'])
         if variant in ('mut-pipeline-nonblocking-streams', 'mut-pipeline-clear-after-kernel'):
