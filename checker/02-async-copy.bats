@@ -182,12 +182,11 @@ your_run() {
     need_trace main
     draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
-    local sync calls kinds issue end dirs pageable
+    local sync calls kinds issue end pageable
     sync=$(tq main count api:cudaMemcpy)
-    dirs=$(sync_copies main)
     [ "$sync" = 0 ] || say_fail "no cudaMemcpy at all (it makes the host wait)" \
         "$sync cudaMemcpy calls" \
-        "$(case $dirs in
+        "$(case $(sync_copies main) in
             "H2D D2H"|"D2H H2D") echo "both copies were made by cudaMemcpy: " ;;
             H2D) echo "the H2D copy was made by cudaMemcpy (TODO 2): " ;;
             D2H) echo "the D2H copy was made by cudaMemcpy (TODO 4): " ;;
@@ -196,7 +195,7 @@ your_run() {
     [ "$calls" = 2 ] || say_fail "2 cudaMemcpyAsync calls while issuing (H2D and D2H)" \
         "$calls" "issue_work() queues one copy in (TODO 2) and one out (TODO 4)"
     kinds=$( (measured h2d; measured d2h) | awk -F'\t' '{ print $8 }' | sort -u | tr '\n' ' ')
-    pageable=$( (measured h2d; measured d2h) | awk -F'\t' '$8 == "PAGEABLE" && !seen[$6]++ {
+    [ "$kinds" = "PINNED " ] || pageable=$( (measured h2d; measured d2h) | awk -F'\t' '$8 == "PAGEABLE" && !seen[$6]++ {
         printf "%sthe %s copies %s pageable memory", (n++ ? "; " : ""), $6, ($6 == "H2D" ? "came from" : "went to") }')
     [ "$kinds" = "PINNED " ] || say_fail "the copies to and from pinned host memory" \
         "memory kinds: $kinds" \

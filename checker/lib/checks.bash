@@ -499,6 +499,8 @@ draw_window() {
 # window that the run lacks (a range not there) gets the whole run.
 draw_judged() {
     local run=$DRAW_RUN out why="" win=()
+    # a re-run's failure is never shown (second_chance shows the first run's)
+    [[ $run == *.again* ]] && return 0
     [ -x "$STREAMTRACE" ] && [ -s "$RUNS/$run.trace" ] || return 0
     mapfile -t win < <(draw_window)
     st_draw() {

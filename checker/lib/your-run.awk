@@ -29,7 +29,8 @@ function by_difference(u) { return u == "%" || u == "" || u ~ /^of / }
 function how_far(v, p, u,   d, r) {
     if (by_difference(u) || p <= 0 || v <= 0) {
         d = p - v
-        if ((u == "%" && (d < 0 ? -d : d) < 2.5) || d == 0) return "about right"
+        if (d == 0) return "right"
+        if (u == "%" && (d < 0 ? -d : d) < 2.5) return "about right"
         return num(d < 0 ? -d : d) (u == "%" ? " points" : "") (d < 0 ? " too low" : " too high")
     }
     r = p / v
