@@ -264,6 +264,7 @@ bw_agree() {
 # faster_pinned RUN: pinned above 1.2 x pageable in both directions.
 faster_pinned() {
     local d pg pin
+    draw_on_fail "$1" --window nvtx:pageable --window nvtx:pinned
     for d in h2d d2h; do
         pg=$(figure "$1" pageable_${d}_gbps) pin=$(figure "$1" pinned_${d}_gbps)
         is_true 'pin > 1.2 * pg' pin="${pin:-0}" pg="${pg:-0}" || { say_fail \
@@ -275,7 +276,6 @@ faster_pinned() {
 
 @test "pinned memory is faster than pageable memory for large copies" {
     need_run main
-    draw_on_fail main --window nvtx:pageable --window nvtx:pinned
     local k
     for k in pinned_h2d_gbps pinned_d2h_gbps pageable_h2d_gbps pageable_d2h_gbps; do
         need_figure main "$k" >/dev/null || return 1

@@ -32,7 +32,7 @@ function paint(code, text) { return color ? "\033[" code "m" text "\033[0m" : te
 
 # drawn LINE: a line of a timeline, its kinds coloured on a terminal (the
 # lanes of streams glyph by glyph, the host's lanes grey, the legend's glyphs)
-function drawn(l,   p, q, label, cells, out, i, c) {
+function drawn(l,   p, q, label, cells, out, i, c, code, cur) {
     if (!color) return l
     if (l ~ /^legend:/) {
         out = ""
@@ -45,16 +45,19 @@ function drawn(l,   p, q, label, cells, out, i, c) {
     p = index(l, "|")
     q = length(l)
     if (p == 0 || substr(l, q, 1) != "|" || q <= p) return l
-    label = substr(l, 1, p - 1); sub(/^ +/, "", label)
+    label = substr(l, 1, p - 1); sub(/^ +/, "", label); sub(/ +$/, "", label)
     cells = substr(l, p + 1, q - p - 1)
     if (label ~ /^thread [0-9]+$/ || label ~ /calls$/)
         return substr(l, 1, p) paint(label ~ /calls$/ ? "37" : "90", cells) "|"
-    out = ""
+    # a run of one kind is painted once
+    out = ""; cur = ""
     for (i = 1; i <= length(cells); i++) {
         c = substr(cells, i, 1)
-        out = out ((c in glyph) ? paint(glyph[c], c) : c)
+        code = (c in glyph) ? glyph[c] : ""
+        if (code != cur) { out = out (cur != "" ? "\033[0m" : "") (code != "" ? "\033[" code "m" : ""); cur = code }
+        out = out c
     }
-    return substr(l, 1, p) out "|"
+    return substr(l, 1, p) out (cur != "" ? "\033[0m" : "") "|"
 }
 
 # "@note: ..." comes (on bats' fd 3) from a check while it runs, before its
