@@ -256,7 +256,11 @@ streams_of() {
     [ "$seen" = "created $((3 * passes)) created $((2 * passes)) created $((2 * passes))" ] ||
         say_fail "the pipelined kernels on 3 created streams: $((3 * passes)), $((2 * passes)) and $((2 * passes)) kernels ($passes pipelined passes)" \
         "$(label uneven): kernels per stream: ${seen:-none}" \
-        "$([ "${d:-0}" -gt 0 ] && echo "$d of the 7 kernels of the last pipelined pass ran on the legacy default stream: ")chunk c goes to p->streams[c % p->nstreams]: only p.nstreams streams were created, and p->streams[c] past them is 0, the default stream"
+        "$(case ${d:-0} in
+            7) echo "all 7 kernels of the last pipelined pass ran on the legacy default stream: give scramble() the chunk's stream" ;;
+            *) [ "${d:-0}" = 0 ] || printf '%s' "$d of the 7 kernels of the last pipelined pass ran on the legacy default stream: "
+               echo "chunk c goes to p->streams[c % p->nstreams]: only p.nstreams streams were created, and p->streams[c] past them is 0, the default stream" ;;
+           esac)"
 }
 
 @test "every copy is from or to pinned memory" {
