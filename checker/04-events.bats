@@ -134,9 +134,6 @@ your_run() {
         "wait for stream s (cudaStreamSynchronize) before t1 is read (TODO 2)"
 }
 
-# The polling loop is an NVTX range "polling"; the polled kernel is the only
-# kernel running then. It must cover most of the kernel, and the loop must
-# have asked more than once.
 # waited_before_polling: a wait that the host sat in while the polled kernel
 # ran, before the loop began, in words; nothing if none
 waited_before_polling() {
@@ -149,6 +146,9 @@ waited_before_polling() {
             printf "the host sat in %s for %.3g ms of the kernel, before the loop began", $6, $2 - ($1 > k ? $1 : k); exit }'
 }
 
+# The polling loop is an NVTX range "polling"; the polled kernel is the only
+# kernel running then. It must cover most of the kernel, and the loop must
+# have asked more than once.
 @test "the CPU kept working while the kernel ran" {
     need_run main
     need_trace main
@@ -174,7 +174,7 @@ waited_before_polling() {
 why_unordered() {
     local w="--window nvtx:dependency+gpu" c ev
     [ "$(tq main count api:cudaStreamWaitEvent $w)" = 0 ] && {
-        echo "no cudaStreamWaitEvent was called between the two launches: stream B never waited (TODO 5)"; return 0; }
+        echo "no cudaStreamWaitEvent was called in part 3: stream B never waited (TODO 5)"; return 0; }
     c=$(tq main list kernel:consumer_kernel $w | awk -F'\t' 'NR == 1 { print $5 }')
     ev=$(tq main list event $w | awk -F'\t' -v c="$c" '$5 == c { n++ } END { print n + 0 }')
     [ -n "$c" ] && [ "$ev" -gt 0 ] &&

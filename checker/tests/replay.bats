@@ -191,6 +191,13 @@ your_run_variants() { recorded solution; ! kit_full || echo 06-lifetime/starter;
                 exit !(g != "" && d <= 0.006 * a + 0.0005) }'; }
             is_close "$got" "$want" || bad+=$'\n'"$v: $name = ${got:-nothing} in Your run, the recording gives $want"
         done < <(expected "$lab" "$d")
+        # the questions the README asks are the figures Your run shows
+        local asked shown
+        asked=$(sed -n '/^## Predict, then measure/,/^## /p' "$KIT_ROOT/labs/$lab/README.md" |
+            sed -n 's/^| `\([a-z0-9_]*\)` |.*/\1/p' | sort | tr '\n' ' ')
+        shown=$(your_run_of "$log" | awk '{ print $1 }' | sort | tr '\n' ' ')
+        [ -n "$asked" ] && [ "$asked" = "$shown" ] ||
+            bad+=$'\n'"$v: the README asks about ${asked:-nothing}, Your run shows ${shown:-nothing}"
         # every prediction was answered where given, the bad line named, and
         # nothing of it went into the TAP (no verdict, no report)
         grep -q '^    [a-z0-9_]* .* you said .*: \(about right\|.* times too \(high\|low\)\|.* too \(high\|low\)\)' "$log" ||
