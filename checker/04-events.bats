@@ -36,9 +36,11 @@ between_launches() {
             if (base == "") base = hi
             return (hi - base) * 1e9 + substr(x, length(x) - 8)
         }
+        # format 2 puts DEVICE after END in kernel and sync records: d shifts
+        FNR == 1 { d = ($1 == "streamtrace" && $2 >= 2) }
         FNR == NR && $1 == "kernel" {
-            if (index($8, "producer_kernel") == 1 && (pk == "" || t($2) < pk)) { pk = t($2); pe = t($3); pc = $7 }
-            if (index($8, "consumer_kernel") == 1 && (ck == "" || t($2) < ck)) { ck = t($2); cc = $7 }
+            if (index($(8 + d), "producer_kernel") == 1 && (pk == "" || t($2) < pk)) { pk = t($2); pe = t($3); pc = $(7 + d) }
+            if (index($(8 + d), "consumer_kernel") == 1 && (ck == "" || t($2) < ck)) { ck = t($2); cc = $(7 + d) }
         }
         FNR == NR && $1 == "api" { as[$5] = t($2) }
         FNR == NR { next }
@@ -46,10 +48,10 @@ between_launches() {
             if (pc == "" || cc == "" || !(pc in as) || !(cc in as)) { print "missing"; exit }
             lo = as[pc]; hi = as[cc]
         }
-        ($1 == "sync" && $5 != "wait") ||
+        ($1 == "sync" && $(5 + d) != "wait") ||
         ($1 == "api" && $6 ~ /Synchronize$|^cudaMemcpy$|^cudaMemset$|^cudaStreamQuery$|^cudaEventQuery$/) {
             if (t($2) < hi && t($3) > lo)
-                n[$1 == "sync" ? "sync:" $5 : $6]++
+                n[$1 == "sync" ? "sync:" $(5 + d) : $6]++
         }
         END {
             if (lo == "") exit
