@@ -37,7 +37,7 @@ between_launches() {
             return (hi - base) * 1e9 + substr(x, length(x) - 8)
         }
         # format 2 puts DEVICE after END in kernel and sync records: d shifts
-        FNR == 1 { d = ($1 == "streamtrace" && $2 >= 2) }
+        FNR == 1 { split($0, h, " "); d = (h[1] == "streamtrace" && h[2] >= 2) }
         FNR == NR && $1 == "kernel" {
             if (index($(8 + d), "producer_kernel") == 1 && (pk == "" || t($2) < pk)) { pk = t($2); pe = t($3); pc = $(7 + d) }
             if (index($(8 + d), "consumer_kernel") == 1 && (ck == "" || t($2) < ck)) { ck = t($2); cc = $(7 + d) }

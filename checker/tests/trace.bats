@@ -886,18 +886,19 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 }
 
 @test "lab 04's lesson: the consumer on one stream runs after the producer on the other" {
-	# read off r.trace: "dependency" [..842934527, ..843063764] queues
-	# producer_kernel on 13 [..842973867, ..850338920] and consumer_kernel
-	# on 14 [..850341320, ..850345032]: only +gpu reaches the consumer
+	# read off r.trace (format 2, H100): "dependency" [..503398701,
+	# ..503430467] queues producer_kernel on 13 [..503410965, ..510831784]
+	# and consumer_kernel on 14 [..510834088, ..510837800]: only +gpu
+	# reaches the consumer; both streams created non-blocking
 	F="$RP/04-events/solution/r.trace"
 	mapfile -t args < <(lesson 04-events)
 	[ "${args[*]}" = "--window nvtx:dependency+gpu" ]
 	run -0 "$ST" query "$F" count kernel --window nvtx:dependency; echo "$output"; expect 1
 	run -0 "$ST" query "$F" streams kernel "${args[@]}"; echo "$output"
-	expect "$(printf '13 created 0 -\n14 created 0 -')"
+	expect "$(printf '13 created 0 non-blocking\n14 created 0 non-blocking')"
 	run -0 "$ST" query "$F" order kernel:producer kernel:consumer "${args[@]}"; echo "$output"
 	expect before
-	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.371165
+	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.426835
 }
 
 @test "labs 01 and 02: the host's calls against the GPU's work" {
