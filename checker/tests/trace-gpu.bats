@@ -182,7 +182,7 @@ ran() {
 overlap_ms() {
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ")
 		lo = x[1] > y[1] ? x[1] : y[1]; hi = x[2] < y[2] ? x[2] : y[2]
-		printf "%.6f\n", hi > lo ? hi - lo : 0 }'
+		printf "%.6f\n", (hi > lo ? hi - lo : 0) }'
 }
 
 @test "kinds.cu: two host threads' kernels ran on their own per-thread default streams, at once" {

@@ -331,6 +331,47 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	[[ $output == *"bad device line"* ]]
 }
 
+# kinds-h100.trace: kinds.cu (trace-progs/) captured on an H100. Kernels, in ms
+# from the first one's start (ns in the file less 1795493204687135157):
+#   thread 2's  [0, 10.001287]         stream 13 per-thread (thread 4039843840)
+#   thread 3's  [1.647361, 11.648552]  stream 14 per-thread (thread 4048236544)
+#   legacy      [11.939982, 31.941402] stream 7 default
+#   blocking    [31.942458, 41.943585] stream 15 created blocking
+#   non-blocking [11.973966, 21.975124] stream 16 created non-blocking
+# so the two per-thread kernels overlap 8.353926 ms; the blocking kernel
+# starts 0.001056 ms after the legacy one ends; the non-blocking one lies
+# inside it (0.033984 after its start, 9.966278 before its end). NVTX: two
+# "worker" ranges, one "kinds" range over the rest.
+@test "format 2, captured on an H100: per-thread, blocking and non-blocking streams" {
+	F="$FX/kinds-h100.trace"
+	run -0 "$ST" query "$F" streams kernel; echo "$output"
+	expect "$(printf '%s\n' '7 default 0 -' '13 per-thread 0 blocking' '14 per-thread 0 blocking' \
+		'15 created 0 blocking' '16 created 0 non-blocking')"
+	run -0 "$ST" query "$F" streams kernel --window nvtx:worker; echo "$output"
+	expect "$(printf '%s\n' '13 per-thread 0 blocking' '14 per-thread 0 blocking')"
+	# each per-thread kernel queued by its own host thread
+	run -0 "$ST" query "$F" list kernel --stream per-thread; echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(cut -f 5,10 <<<"${lines[0]}")" = "$(printf '13\t4039843840')" ]
+	[ "$(cut -f 5,10 <<<"${lines[1]}")" = "$(printf '14\t4048236544')" ]
+	# they overlap: the union of the two is shorter than their sum by 8.353926
+	run -0 "$ST" query "$F" union kernel --stream per-thread; echo "$output"
+	expect 11.648552
+	# the blocking kernel starts after the legacy one ends, the non-blocking one inside it
+	local legacy blocking nb
+	legacy=$("$ST" query "$F" list kernel --stream default | cut -f 1,2)
+	blocking=$("$ST" query "$F" list kernel --stream blocking --window nvtx:kinds | cut -f 1,2)
+	nb=$("$ST" query "$F" list kernel --stream non-blocking | cut -f 1,2)
+	echo "legacy $legacy; blocking $blocking; non-blocking $nb"
+	run -0 awk -F'\t' -v l="$legacy" -v b="$blocking" -v n="$nb" 'BEGIN {
+		split(l, L); split(b, B); split(n, N)
+		printf "%.6f %.6f %.6f\n", B[1] - L[2], N[1] - L[1], L[2] - N[2] }'
+	expect "0.001056 0.033984 9.966278"
+	run -0 "$ST" timeline --color never --width 100 "$F"; echo "$output"
+	[[ $output == *"thread 2 default |"* && $output == *"thread 3 default |"* &&
+		$output == *"stream 16 nb |"* && $output == *"      stream 15 |"* ]]
+}
+
 @test "a garbage line is reported once, with its file and line" {
 	run -3 --separate-stderr "$ST" query "$FX/garbage.trace" count gpu
 	echo "stderr: $stderr"
@@ -845,18 +886,19 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 }
 
 @test "lab 04's lesson: the consumer on one stream runs after the producer on the other" {
-	# read off r.trace: "dependency" [..842934527, ..843063764] queues
-	# producer_kernel on 13 [..842973867, ..850338920] and consumer_kernel
-	# on 14 [..850341320, ..850345032]: only +gpu reaches the consumer
+	# read off r.trace (format 2, H100): "dependency" [..503398701,
+	# ..503430467] queues producer_kernel on 13 [..503410965, ..510831784]
+	# and consumer_kernel on 14 [..510834088, ..510837800]: only +gpu
+	# reaches the consumer; both streams created non-blocking
 	F="$RP/04-events/solution/r.trace"
 	mapfile -t args < <(lesson 04-events)
 	[ "${args[*]}" = "--window nvtx:dependency+gpu" ]
 	run -0 "$ST" query "$F" count kernel --window nvtx:dependency; echo "$output"; expect 1
 	run -0 "$ST" query "$F" streams kernel "${args[@]}"; echo "$output"
-	expect "$(printf '13 created 0 -\n14 created 0 -')"
+	expect "$(printf '13 created 0 non-blocking\n14 created 0 non-blocking')"
 	run -0 "$ST" query "$F" order kernel:producer kernel:consumer "${args[@]}"; echo "$output"
 	expect before
-	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.371165
+	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.426835
 }
 
 @test "labs 01 and 02: the host's calls against the GPU's work" {
