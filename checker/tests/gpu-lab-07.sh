@@ -171,8 +171,9 @@ M=$(ls "$OUT"/keep/alone-mut-pipeline-memset-on-stream-0-1/$LAB.*/main.trace 2>/
 q() { "$ST" query "$@" 2>/dev/null; }
 # ivals FILE WINDOW: the two kernels of a window as "thread S E" lines
 kernels_of() { q "$1" list kernel --window "nvtx:$2" | awk -F'\t' '{ print $10, $1, $2 }'; }
+# (never "printf ..., (a > b ...)": mawk reads that > as output to a file)
 pair_overlap() { awk 'NR == 1 { s = $2; e = $3 } NR == 2 { lo = $2 > s ? $2 : s; hi = $3 < e ? $3 : e
-                      printf "%.3f", (hi > lo ? hi - lo : 0) }'; }
+                      ov = hi > lo ? hi - lo : 0; printf "%.3f", ov }'; }
 
 {
     echo
