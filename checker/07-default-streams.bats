@@ -51,6 +51,34 @@ stream_words() {
     esac
 }
 
+# Your run (run-checks prints it after the checks; never graded): the answers
+# to the README's "Predict, then measure", from this run's trace.
+your_run() {
+    your_run_ok main || return 0
+    local k seen=0 waited=0 legacy own
+    for k in nonblocking blocking per_thread; do
+        [ "$(tq main count "kernel:spin_${k}_kernel")" -ge 1 ] || continue
+        seen=$((seen + 1))
+        [ "$(tq main order kernel:spin_legacy_kernel "kernel:spin_${k}_kernel")" = before ] &&
+            waited=$((waited + 1))
+    done
+    [ "$seen" = 3 ] || waited=""
+    your_fig waited "$waited" "of 3" \
+        "part 1: the short kernels that started only after the legacy kernel ended"
+    legacy=$(tq main span gpu --window nvtx:part2_legacy) own=$(tq main span gpu "${THREADS[@]}")
+    your_fig threads_speedup "$(ratio "$legacy" "$own")" x \
+        "part 2: the GPU time of the threads' round trips on stream 0 / on their own streams"
+    your_fig pipe_overlap_pct "$(tq main overlap copy kernel "${PIPE[@]}" | awk '$2 != "" { print 100 * $2 }')" % \
+        "part 3: of the pipeline's copy time, the share alongside a kernel"
+}
+
+# hint_of CAUSE WHY FIXED: a hint that names the cause the trace shows
+# (CAUSE, what ran where: ran_elsewhere) followed by WHY; FIXED where the
+# trace names none.
+hint_of() {
+    if [ -n "$1" ]; then echo "$1: $2"; else echo "$3"; fi
+}
+
 # ------------------------------------------------------------ part 1
 
 @test "the program builds without warnings" {
@@ -70,6 +98,7 @@ stream_words() {
 @test "the two created streams are one blocking and one non-blocking" {
     need_run main
     need_trace main
+    draw_on_fail main "${KINDS[@]}"
     need_kernel spin_blocking_kernel || return 1
     need_kernel spin_nonblocking_kernel || return 1
     local b nb
@@ -92,6 +121,7 @@ start_after_end() {
 @test "the kernels on the blocking stream and on the per-thread default stream waited for the legacy kernel" {
     need_run main
     need_trace main
+    draw_on_fail main "${KINDS[@]}"
     need_kernel spin_legacy_kernel || return 1
     local k order
     for k in spin_blocking_kernel spin_per_thread_kernel; do
@@ -108,6 +138,7 @@ start_after_end() {
 @test "the kernel on the non-blocking stream ran while the legacy kernel ran" {
     need_run main
     need_trace main
+    draw_on_fail main "${KINDS[@]}"
     need_kernel spin_legacy_kernel || return 1
     need_kernel spin_nonblocking_kernel || return 1
     local ms
@@ -125,6 +156,7 @@ start_after_end() {
 @test "the program's verdicts on which kernels waited agree with the trace" {
     need_run main
     need_trace main
+    draw_on_fail main "${KINDS[@]}"
     need_kernel spin_legacy_kernel || return 1
     local k fig said traced gap
     for k in nonblocking blocking per_thread; do
@@ -188,6 +220,7 @@ threads_words() {
 @test "each thread's copies and kernel ran on its own per-thread default stream" {
     need_run main
     need_trace main
+    draw_on_fail main "${THREADS[@]}"
     local view n ok
     view=$(threads_view)
     n=$(grep -c . <<<"$view" || true)
@@ -197,12 +230,15 @@ threads_words() {
     [ "$ok" = 1 ] || say_fail \
         "2 host threads, each with its H2D, kernel and D2H on a per-thread default stream of its own" \
         "$n thread(s) queued work: $(threads_words "$view")" \
-        "TODO 3: give every call the stream cudaStreamPerThread, crunch() too; a call without a stream, or with 0, goes to the legacy default stream, which is one for the whole device"
+        "$(hint_of "$(ran_elsewhere main per-thread "${THREADS[@]}")" \
+            "a call without a stream, or with 0, goes there; give every call of round_trip_own() the stream cudaStreamPerThread, crunch() too (TODO 3)" \
+            "TODO 3: give every call the stream cudaStreamPerThread, crunch() too; a call without a stream, or with 0, goes to the legacy default stream, which is one for the whole device")"
 }
 
 @test "the two threads' kernels ran at the same time" {
     need_run main
     need_trace main
+    draw_on_fail main "${THREADS[@]}"
     local view ov
     view=$(threads_view)
     ov=$(awk -F'\t' '$2 != "-" { n++; s[n] = $2; e[n] = $3 }
@@ -214,12 +250,15 @@ threads_words() {
     is_true 'ov > 0' ov="$ov" || say_fail \
         "thread 1's kernel and thread 2's kernel running at the same time" \
         "one after the other: $(awk -F'\t' '$2 != "-" { printf "%sthread %d %.2f-%.2f ms", (NR > 1 ? ", " : ""), NR, $2, $3 }' <<<"$view")" \
-        "a kernel on stream 0 (crunch(j, 0)) is on the legacy default stream: it waits for the other thread's per-thread stream, and that stream for it (TODO 3)"
+        "$(hint_of "$(ran_elsewhere main per-thread "${THREADS[@]}")" \
+            "it waits for the other thread's per-thread stream, and that stream for it; give every call the stream cudaStreamPerThread (TODO 3)" \
+            "a kernel on stream 0 (crunch(j, 0)) is on the legacy default stream: it waits for the other thread's per-thread stream, and that stream for it (TODO 3)")"
 }
 
 @test "each thread waited for its own stream, not for the whole device" {
     need_run main
     need_trace main
+    draw_on_fail main "${THREADS[@]}"
     local dev ctx
     dev=$(tq main count api:cudaDeviceSynchronize "${THREADS[@]}")
     ctx=$(tq main count sync:context "${THREADS[@]}")
@@ -234,6 +273,7 @@ threads_words() {
 @test "nothing in the pipeline ran on the legacy default stream" {
     need_run main
     need_trace main
+    draw_on_fail main "${PIPE[@]}"
     local n what
     n=$(tq main count gpu --stream default "${PIPE[@]}")
     what=$(tq main list gpu --stream default "${PIPE[@]}" | cut -f 4 | sort | uniq -c |
@@ -247,13 +287,16 @@ threads_words() {
 @test "copies of one chunk ran while the kernel of another ran" {
     need_run main
     need_trace main
+    draw_on_fail main "${PIPE[@]}"
     local ov ms f
     ov=$(tq main overlap copy kernel "${PIPE[@]}")
     ms=$(cut -d ' ' -f 1 <<<"$ov") f=$(cut -d ' ' -f 2 <<<"$ov")
     is_true 'ms > 0 && f >= 0.05' ms="${ms:-0}" f="${f:-0}" || say_fail \
         "copies running while kernels run, in the pipeline (at least 5% of the copy time)" \
         "$(fmt "${ms:-0}") ms of overlap, $(fmt "${f:-0}") of the copy time" \
-        "the chunks ran one after the other: a clear on stream 0 (cudaMemset) waits for all of them before it, and all after it wait for it (TODO 4)"
+        "$(hint_of "$(ran_elsewhere main created "${PIPE[@]}")" \
+            "it waits for every chunk queued before it, and every chunk after it waits for it; clear on the chunk's own stream (TODO 4)" \
+            "the chunks ran one after the other: a clear on stream 0 (cudaMemset) waits for all of them before it, and all after it wait for it (TODO 4)")"
 }
 
 # clear_order: from the trace file, the pipeline's chunks in the order the
@@ -318,6 +361,7 @@ clear_order() {
 @test "every chunk's scratch was cleared after its last use and before its kernel" {
     need_run main
     need_trace main
+    draw_on_fail main "${PIPE[@]}"
     local seen
     seen=$(clear_order)
     [ "$seen" = ok ] || say_fail \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-lab-07.sh -- lab 07's proof on a GPU node, in one go (about 5 minutes).
+# gpu-lab-07.sh -- lab 07's proof on a GPU node, in one go (about 4 minutes).
 #
 #   OUT=/path checker/tests/gpu-lab-07.sh [--beside B] [--repeat R]
 #
@@ -8,12 +8,15 @@
 # again while B copies of `make check-solutions` (default 3, in copies of
 # the kit) keep the same GPU busy; the solution and the mutants that hang on
 # timing (the race, the verdicts, the overlaps) R more times each way
-# (default 1). Records the replays of every variant ($OUT/replays.tgz, for
+# (default 0: about a minute more for each 1). Records the replays of every variant ($OUT/replays.tgz, for
 # checker/tests/replays/07-default-streams: replace the model's there and
 # delete model.py), draws the deck's timeline from the recorded solution
 # ($OUT/07-default-streams.svg, for slides/timelines/), and prints one table:
 # every variant's verdict alone and beside, the checkers beside, and the
-# lab's figures from the solution's trace. Exit status 0: every verdict
+# lab's figures from the solution's trace; then what a student reads: the
+# solution's "Your run" and the given stray cudaMemset's failed checks with
+# their drawings (both with tests/fixtures/learn's predictions.txt beside
+# them, which changes no verdict). Exit status 0: every verdict
 # right; 1: some wrong; 77: no CUDA device. Needs bats: Debian's, or the
 # kit's own in checker/vendor/node_modules (carry it to a node without
 # network). Everything it writes is under $OUT (default /tmp/gpu-lab-07).
@@ -22,7 +25,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 KIT=$PWD
 LAB=07-default-streams
 OUT=${OUT:-/tmp/gpu-lab-07}
-beside=3 repeat=1
+beside=3 repeat=0
 while [ $# -gt 0 ]; do
     case $1 in
         --beside) beside=${2:-}; shift ;;
@@ -72,6 +75,10 @@ for p in checker/mutants/$LAB/*.patch; do
     m=$V/mut-$(basename "$p" .patch)
     mkdir -p "$m" && cp "$V/solution/Makefile" "$V/solution/default_streams.cu" "$m/"
     patch -s -p1 -d "$m" <"$p" || echo "$p does not apply" >>"$OUT/build.log"
+done
+# a student's predictions beside the solution and the mutant shown to students
+for v in solution mut-pipeline-memset-on-stream-0; do
+    cp "checker/tests/fixtures/learn/$LAB.predictions" "$V/$v/predictions.txt"
 done
 (cd "$V" && ls -d *) | xargs -P "$(nproc)" -I{} sh -c \
     'make --no-print-directory -C "$1/$2" KIT_ROOT="$3" >"$1/$2/build.log" 2>&1 || echo "$2: build failed" >>"$4"' \
@@ -210,6 +217,13 @@ pair_overlap() { awk 'NR == 1 { s = $2; e = $3 } NR == 2 { lo = $2 > s ? $2 : s;
         grep WRONG "$WORK/verdicts" | sed 's/^/  /'
     fi
     [ -s "$OUT/beside-fails.txt" ] && { echo; cat "$OUT/beside-fails.txt"; }
+    echo
+    echo "What a student reads (alone, run 1; whole logs in $OUT/tap/):"
+    echo "--- the solution's Your run:"
+    sed -n '/^  Your run/,/^$/p' "$OUT/tap/alone-solution-1.log" 2>/dev/null
+    echo "--- the given cudaMemset on stream 0 (mutant pipeline-memset-on-stream-0), its first failed check:"
+    awk '/^  FAIL/ { n++ } n == 1 && /^  (FAIL|      )/ { print } n == 1 && /^  (ok|[0-9])/ { exit }' \
+        "$OUT/tap/alone-mut-pipeline-memset-on-stream-0-1.log" 2>/dev/null
 } | tee "$OUT/summary.txt"
 cp "$WORK/verdicts" "$OUT/verdicts.txt"
 # the runs kept for the figures: only those, and the wrong ones

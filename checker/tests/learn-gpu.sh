@@ -33,7 +33,8 @@ fi
 # lab -> the mutant shown: one of each kind of check that draws
 MUTANTS="01-sync-copy:kernel-time-no-sync 02-async-copy:kernel-default-stream
 03-pinned-memory:pinned-with-malloc 04-events:no-stream-wait
-05-overlap:kernel-default-stream 06-lifetime:s1-wait-for-kernels"
+05-overlap:kernel-default-stream 06-lifetime:s1-wait-for-kernels
+07-default-streams:pipeline-memset-on-stream-0"
 
 make --no-print-directory -s -C "$KIT" tools >"$OUT/tools.log" 2>&1 ||
     { echo "learn-gpu: make tools failed, see $OUT/tools.log" >&2; exit 1; }

@@ -153,6 +153,14 @@ expected() {
             echo "stress_wrong $(cat "$d"/r--scenario-[1-4].out | grep -c '^scenario [1-4] .*: WRONG')"
             # the made run's scenario 1: 7 of 8 copies of 0.5 ms alongside a kernel
             echo "s1_overlap_pct 87.5" ;;
+        07-default-streams)
+            # part 1: the three short kernels that started at or after the legacy one's end
+            q "$d" r list kernel | awk -F'\t' '$6 ~ /^spin_legacy_kernel/ { e = $2; next }
+                $6 ~ /^spin_(nonblocking|blocking|per_thread)_kernel/ { s[++n] = $1 }
+                END { for (i = 1; i <= n; i++) w += s[i] >= e; print "waited", w + 0 }'
+            awk -v a="$(spans "$d" r part2_legacy)" -v b="$(spans "$d" r part2_per_thread)" \
+                'BEGIN { print "threads_speedup", a / b }'
+            echo "pipe_overlap_pct $(q "$d" r overlap copy kernel --window nvtx:part3_pipeline | awk '{ print 100 * $2 }')" ;;
     esac
 }
 
@@ -281,6 +289,13 @@ judged() {
         06-lifetime/mut-s1-wait-for-kernels)        # lab 06's overlap: scenario 1's copies and kernels
             d="$LEARN/06-lifetime/mut-s1-wait-for-kernels"
             { inside "$d" r "scenario 1" h2d; inside "$d" r "scenario 1" kernel; } | cut -f 2,3 ;;
+        07-default-streams/mut-kinds-both-nonblocking)      # an order against the legacy stream's kernel
+            { q "$d" r list kernel:spin_legacy_kernel; q "$d" r list kernel:spin_blocking_kernel
+              q "$d" r list kernel:spin_per_thread_kernel; } | cut -f 1,2 ;;
+        07-default-streams/mut-threads-copies-without-stream)   # the streams of each host thread's work
+            inside "$d" r part2_per_thread gpu | cut -f 2,3 ;;
+        07-default-streams/mut-pipeline-nonblocking-streams)    # the order of each chunk's clear
+            inside "$d" r part3_pipeline gpu | awk -F'\t' '$5 == "memset" || $5 == "kernel" || $7 == "D2H" { print $2, $3 }' ;;
     esac
 }
 # drawn_mutants: the first recorded mutant of each lab (replayed by the test
@@ -291,7 +306,8 @@ drawn_mutants() {
     echo 06-lifetime/mut-s1-wait-for-kernels
     kit_full || return 0
     echo 01-sync-copy/mut-kernel-time-no-sync 03-pinned-memory/mut-pinned-with-malloc \
-        04-events/mut-no-stream-wait 05-overlap/mut-kernel-default-stream
+        04-events/mut-no-stream-wait 05-overlap/mut-kernel-default-stream \
+        07-default-streams/mut-threads-copies-without-stream 07-default-streams/mut-pipeline-nonblocking-streams
 }
 
 # replay_drawn VARIANT: replay a mutant's named check (the first mutants'
