@@ -8,9 +8,12 @@
 # again while B copies of `make check-solutions` (default 3, in copies of
 # the kit) keep the same GPU busy; the solution and the mutants that hang on
 # timing (the race, the verdicts, the overlaps) R more times each way
-# (default 0: about a minute more for each 1). Records the replays of every variant ($OUT/replays.tgz, for
-# checker/tests/replays/07-default-streams: replace the model's there and
-# delete model.py), draws the deck's timeline from the recorded solution
+# (default 0: about a minute more for each 1). Every checker run uses the
+# replays' seed (REPLAY_SEED, default 20261123), so that the runs alone are
+# the replays: kept, and packed as record-replays.sh packs them
+# ($OUT/replays.tgz, for checker/tests/replays/07-default-streams: replace
+# the model's there and delete model.py). Draws the deck's timeline from the
+# recorded solution
 # ($OUT/07-default-streams.svg, for slides/timelines/), and prints one table:
 # every variant's verdict alone and beside, the checkers beside, and the
 # lab's figures from the solution's trace; then what a student reads: the
@@ -38,7 +41,9 @@ for n in "$beside" "$repeat"; do
     [[ $n =~ ^[0-9]+$ ]] || { echo "gpu-lab-07.sh: not a number: $n" >&2; exit 2; }
 done
 export NO_COLOR=1
-PATH=$KIT/checker/vendor/node_modules/.bin:$PATH
+# every checker run gets the replays' seed: the runs alone are the recordings
+export LAB_SEED=${REPLAY_SEED:-20261123}
+PATH=$KIT/checker/vendor/node_modules/bats/bin:$PATH
 command -v bats >/dev/null || { echo "gpu-lab-07.sh: no bats (apt-get install bats, or carry checker/vendor/node_modules)" >&2; exit 2; }
 mkdir -p "$OUT"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-lab-07.XXXXXX")
@@ -160,9 +165,23 @@ done
 
 # ---------------------------------------------------------------- replays, timeline
 
-echo "== recording the replays"
-checker/tests/record-replays.sh "$OUT" "$LAB" >"$OUT/record.log" 2>&1
-mkdir -p "$WORK/rec" && tar -C "$WORK/rec" -xzf "$OUT/replays.tgz" 2>/dev/null
+# The runs alone, run 1, as record-replays.sh records them: the checker's
+# only traced run ("main", no arguments) is r.*, with the seed it was given.
+echo "== packing the replays (the runs alone)"
+: >"$OUT/record.log"
+for v in $(cd "$V" && ls -d *); do
+    k=$(ls -d "$OUT/keep/alone-$v-1/$LAB".* 2>/dev/null | head -n 1)
+    r=$WORK/rec/replays/$LAB/$v
+    if [ -n "$k" ] && [ -s "$k/main.trace" ] && [ -s "$k/main.rc" ]; then
+        mkdir -p "$r"
+        for f in trace out err rc; do cp "$k/main.$f" "$r/r.$f" 2>/dev/null || : >"$r/r.$f"; done
+        cat "$k/seed" >"$r/seed"
+        echo "$LAB/$v: exit $(cat "$r/r.rc")" >>"$OUT/record.log"
+    else
+        echo "$LAB/$v: NOT RECORDED (no kept run)" >>"$OUT/record.log"
+    fi
+done
+tar -C "$WORK/rec" -czf "$OUT/replays.tgz" replays
 REC=$WORK/rec/replays/$LAB/solution/r.trace
 if [ -f "$REC" ]; then
     "$ST" svg "$REC" -o "$OUT/$LAB.svg" --window 'nvtx:part*'
