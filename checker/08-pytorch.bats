@@ -44,7 +44,8 @@ queued() {
             if (base == "") base = hi
             return (hi - base) * 1e9 + substr(x, length(x) - 8)
         }
-        FNR == 1 { d = ($1 == "streamtrace" && $2 >= 2) }
+        # format 2 puts DEVICE after END (the header is "streamtrace 2")
+        FNR == 1 { d = ($0 ~ /^streamtrace[ \t]+[2-9]/) }
         $1 == "nvtx" && $5 == want { rs[++nr] = t($2); re[nr] = t($3); rth[nr] = $4 }
         $1 == "api" { as[$5] = t($2); ae[$5] = t($3); ath[$5] = $4; an[$5] = $6 }
         $1 == "kernel" { g[++ng] = "K"; gs[ng] = t($2); ge[ng] = t($3); gst[ng] = $(4 + d); gc[ng] = $(7 + d) }
@@ -190,7 +191,7 @@ copy_in() {
     need_trace main
     local kinds
     draw_on_fail main --window nvtx:side_stream+gpu
-    kinds=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $5 }' | sort | uniq -c | awk '{ printf "%s%d %s", NR > 1 ? ", " : "", $1, $2 }')
+    kinds=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $5 }' | sort | uniq -c | awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
     [ -n "$kinds" ] && [[ $kinds != *PAGEABLE* ]] && [[ $kinds == *PINNED* ]] || say_fail \
         "every H2D copy of part 2 from PINNED memory" "${kinds:-no H2D copy}" \
         "hosts = [s.cpu().pin_memory() ...] as given: from pageable memory the call waits for its copy, and nothing overlaps"
@@ -243,7 +244,7 @@ batch_order() {
     local lines bad
     draw_on_fail main --window nvtx:side_stream+gpu
     lines=$(batch_order)
-    bad=$(awk '$2 == "" || $3 == "-" || $3 < $2 - 0.001 { printf "%sbatch %d: first kernel at %s ms, copy ended at %s ms", n++ ? "; " : "", $1 - 1, $3, $2 }' <<<"$lines")
+    bad=$(awk 'NF < 3 || $3 == "-" || $3 < $2 - 0.001 { printf "%sbatch %d: its first kernel started at %s ms, its copy ended at %s ms", (n++ ? "; " : ""), $1 - 1, $3, $2 }' <<<"$lines")
     [ -n "$lines" ] && [ -z "$bad" ] || say_fail \
         "every batch's first kernel starting after its H2D copy ended" "${bad:-no batch}" \
         "the side stream is non-blocking: the current stream must wait for it, torch.cuda.current_stream().wait_stream(side), before the batch is used (TODO 4)"
