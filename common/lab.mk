@@ -1,7 +1,11 @@
 # common/lab.mk -- builds, runs, checks and traces one lab program.
 #
 # Each lab folder (labs/NN-x, solutions/NN-x) has a three-line Makefile that
-# sets LAB and PROG and includes this file. KIT_ROOT may be overridden when a
+# sets LAB and PROG and includes this file. The source is PROG.cu, or SRC
+# where the Makefile names one: a Python lab (SRC := streams.py) "builds"
+# ./PROG, a launcher that runs the source with a python3 that has torch
+# (common/pylab.sh), after Python has compiled the source once (its syntax
+# errors and warnings are the build's). KIT_ROOT may be overridden when a
 # copy of the folder is built elsewhere (the kit's self-test does that).
 #
 #   make            build ./$(PROG)             make V=1    show the commands
@@ -17,13 +21,23 @@ include $(KIT_ROOT)/common/cuda.mk
 .DELETE_ON_ERROR:
 .PHONY: all run check trace clean help tools
 
+SRC ?= $(PROG).cu
+
 all: $(PROG)
 
+ifeq ($(suffix $(SRC)),.py)
+PYTHON3 ?= python3
+$(PROG): $(SRC) $(KIT_ROOT)/common/pylab.sh
+	@$(if $(Q),echo "  PY      $(notdir $(CURDIR))/$@")
+	$(Q)$(PYTHON3) -c 'import sys; f = sys.argv[1]; compile(open(f).read(), f, "exec")' $<
+	$(Q)sed 's/@SRC@/$(SRC)/g' $(KIT_ROOT)/common/pylab.sh >$@ && chmod +x $@
+else
 # -lpthread: lab 07's host threads (in glibc's libc since 2.34, in
 # libpthread before; naming it costs nothing where it is in libc).
-$(PROG): $(PROG).cu $(wildcard $(KIT_ROOT)/common/*.h) | nvcc-present
+$(PROG): $(SRC) $(wildcard $(KIT_ROOT)/common/*.h) | nvcc-present
 	@$(if $(Q),echo "  NVCC    $(notdir $(CURDIR))/$@")
 	$(Q)$(NVCC) $(NVCCFLAGS) -I$(KIT_ROOT)/common -o $@ $< -lpthread
+endif
 
 run: $(PROG)
 	./$(PROG) $(ARGS)

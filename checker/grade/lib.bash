@@ -16,6 +16,14 @@ kit_labs() {
 # kit_prog KIT ID: the program lab ID builds (PROG in labs/ID/Makefile).
 kit_prog() { sed -n 's/^PROG *:= *//p' "$1/labs/$2/Makefile"; }
 
+# kit_src KIT ID: the file a student edits in lab ID (SRC in labs/ID/Makefile,
+# else PROG.cu).
+kit_src() {
+    local s
+    s=$(sed -n 's/^SRC *:= *//p' "$1/labs/$2/Makefile")
+    echo "${s:-$(kit_prog "$1" "$2").cu}"
+}
+
 # kit_checks KIT ID: the names of lab ID's checks, in order, one a line.
 kit_checks() { sed -n 's/^@test "\(.*\)" {$/\1/p' "$1/checker/$2.bats"; }
 
@@ -128,17 +136,18 @@ list_submissions() {
     done | sort -t $'\t' -k1,1
 }
 
-# best_file ROOT ID PROG: of the files named PROG.cu under ROOT, the one that
-# is lab ID's: labs/ID/PROG.cu first, then ID/PROG.cu, then any, the
-# shortest path first. Regular files only (no links), at most 1 MiB.
+# best_file ROOT ID PROG [EXT]: of the files named PROG.EXT (EXT default cu)
+# under ROOT, the one that is lab ID's: labs/ID/PROG.EXT first, then
+# ID/PROG.EXT, then any, the shortest path first. Regular files only (no
+# links), at most 1 MiB.
 best_file() {
-    local root=$1 id=$2 prog=$3
-    find "$root" -name .git -prune -o -type f -name "$prog.cu" -size -1025k -print 2>/dev/null |
-        awk -v id="$id" -v prog="$prog" -v root="$root/" '
+    local root=$1 id=$2 prog=$3 ext=${4:-cu}
+    find "$root" -name .git -prune -o -type f -name "$prog.$ext" -size -1025k -print 2>/dev/null |
+        awk -v id="$id" -v prog="$prog" -v ext="$ext" -v root="$root/" '
             { rel = substr($0, length(root) + 1)
               rank = 2
-              if (rel == "labs/" id "/" prog ".cu" || rel ~ ("/labs/" id "/" prog "\\.cu$")) rank = 0
-              else if (rel == id "/" prog ".cu" || rel ~ ("/" id "/" prog "\\.cu$")) rank = 1
+              if (rel == "labs/" id "/" prog "." ext || rel ~ ("/labs/" id "/" prog "\\." ext "$")) rank = 0
+              else if (rel == id "/" prog "." ext || rel ~ ("/" id "/" prog "\\." ext "$")) rank = 1
               printf "%d\t%06d\t%s\n", rank, length(rel), $0 }' |
         sort | head -n 1 | cut -f 3
 }

@@ -120,6 +120,13 @@ lab_ids() { (cd "$KIT_ROOT/checker" && ls [0-9][0-9]-*.bats | sed 's/\.bats$//')
 # prog_of ID: the program a lab builds (PROG in its Makefile).
 prog_of() { sed -n 's/^PROG *:= *//p' "$KIT_ROOT/solutions/$1/Makefile"; }
 
+# src_of ID: the source a student edits (SRC in its Makefile, else PROG.cu).
+src_of() {
+    local s
+    s=$(sed -n 's/^SRC *:= *//p' "$KIT_ROOT/solutions/$1/Makefile")
+    echo "${s:-$(prog_of "$1").cu}"
+}
+
 # Run a command with bats' own variables removed, so that a bats started by
 # it (a lab's checker, inside the kit's tests) starts clean.
 without_bats_env() {
@@ -139,18 +146,18 @@ variant_dirs() { (cd "$KIT_BUILD/variants" && ls -d */*); }
 # take minutes on two cores, and a variant is built to be run on a GPU (make
 # check, make and CI's make test-all build every one too).
 build_variants() {
-    local id prog p m v
+    local id src p m v
     for id in $(lab_ids); do
-        prog=$(prog_of "$id")
+        src=$(src_of "$id")
         v="$KIT_BUILD/variants/$id"
         mkdir -p "$v/starter" "$v/solution"
-        cp "$KIT_ROOT/labs/$id/Makefile" "$KIT_ROOT/labs/$id/$prog.cu" "$v/starter/"
-        cp "$KIT_ROOT/solutions/$id/Makefile" "$KIT_ROOT/solutions/$id/$prog.cu" "$v/solution/"
+        cp "$KIT_ROOT/labs/$id/Makefile" "$KIT_ROOT/labs/$id/$src" "$v/starter/"
+        cp "$KIT_ROOT/solutions/$id/Makefile" "$KIT_ROOT/solutions/$id/$src" "$v/solution/"
         for p in "$KIT_ROOT/checker/mutants/$id"/*.patch; do
             [ -f "$p" ] || continue
             m="$v/mut-$(basename "$p" .patch)"
             mkdir -p "$m"
-            cp "$v/solution/Makefile" "$v/solution/$prog.cu" "$m/"
+            cp "$v/solution/Makefile" "$v/solution/$src" "$m/"
             patch -s -p1 -d "$m" <"$p" >"$m/patch.log" 2>&1 || echo failed >"$m/patch.failed"
         done
     done

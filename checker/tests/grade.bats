@@ -58,13 +58,13 @@ setup_file() {
     # Predict, then measure: the questions, Your run and the drawings travel
     [ -f "$h/checker/lib/your-run.awk" ] || bad+=" (missing checker/lib/your-run.awk)"
     for id in $(lab_ids); do
-        [ -f "$h/labs/$id/$(prog_of "$id").cu" ] && [ -f "$h/checker/$id.bats" ] &&
+        [ -f "$h/labs/$id/$(src_of "$id")" ] && [ -f "$h/checker/$id.bats" ] &&
             [ -f "$h/slides/$id.md" ] || bad+=" (lab $id incomplete)"
         grep -q '^## Predict, then measure$' "$h/labs/$id/README.md" &&
             grep -q '^# Predict, then measure$' "$h/slides/$id.md" &&
             grep -q '^your_run() {$' "$h/checker/$id.bats" &&
             grep -q 'draw_on_fail ' "$h/checker/$id.bats" || bad+=" (lab $id: no Predict, then measure)"
-        cmp -s "$h/labs/$id/$(prog_of "$id").cu" "$KIT_ROOT/labs/$id/$(prog_of "$id").cu" ||
+        cmp -s "$h/labs/$id/$(src_of "$id")" "$KIT_ROOT/labs/$id/$(src_of "$id")" ||
             bad+=" (labs/$id is not the starter)"
     done
     echo "wrong:${bad:- nothing}"

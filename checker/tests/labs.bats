@@ -20,9 +20,9 @@ setup_file() {
 @test "every lab has a starter, solution, README, checker, deck and three mutants" {
     local id prog missing=""
     for id in $(lab_ids); do
-        prog=$(prog_of "$id")
-        for f in "labs/$id/$prog.cu" "labs/$id/Makefile" "labs/$id/README.md" \
-                 "solutions/$id/$prog.cu" "solutions/$id/Makefile" \
+        prog=$(src_of "$id")
+        for f in "labs/$id/$prog" "labs/$id/Makefile" "labs/$id/README.md" \
+                 "solutions/$id/$prog" "solutions/$id/Makefile" \
                  "checker/$id.bats" "slides/$id.md"; do
             [ -f "$KIT_ROOT/$f" ] || missing+=" $f"
         done

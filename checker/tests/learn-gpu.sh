@@ -47,9 +47,11 @@ rm -rf "$V"
 for lm in $MUTANTS; do
     lab=${lm%%:*} mut=${lm#*:}
     prog=$(sed -n 's/^PROG *:= *//p' "$KIT/solutions/$lab/Makefile")
+    src=$(sed -n 's/^SRC *:= *//p' "$KIT/solutions/$lab/Makefile")
+    src=${src:-$prog.cu}
     for v in solution "mut-$mut"; do
         mkdir -p "$V/$lab/$v"
-        cp "$KIT/solutions/$lab/Makefile" "$KIT/solutions/$lab/$prog.cu" "$V/$lab/$v/"
+        cp "$KIT/solutions/$lab/Makefile" "$KIT/solutions/$lab/$src" "$V/$lab/$v/"
         cp "$LEARN/$lab.predictions" "$V/$lab/$v/predictions.txt"
     done
     patch -s -p1 -d "$V/$lab/mut-$mut" <"$KIT/checker/mutants/$lab/$mut.patch" ||

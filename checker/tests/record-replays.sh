@@ -21,13 +21,14 @@ make --no-print-directory tools >/dev/null || exit 1
 work=$(mktemp -d)
 
 for id in "${labs[@]}"; do
-    prog=$(sed -n 's/^PROG *:= *//p' "solutions/$id/Makefile")
+    src=$(sed -n 's/^SRC *:= *//p' "solutions/$id/Makefile")
+    [ -n "$src" ] || src=$(sed -n 's/^PROG *:= *//p' "solutions/$id/Makefile").cu
     mkdir -p "$work/$id/starter" "$work/$id/solution"
-    cp "labs/$id/Makefile" "labs/$id/$prog.cu" "$work/$id/starter/"
-    cp "solutions/$id/Makefile" "solutions/$id/$prog.cu" "$work/$id/solution/"
+    cp "labs/$id/Makefile" "labs/$id/$src" "$work/$id/starter/"
+    cp "solutions/$id/Makefile" "solutions/$id/$src" "$work/$id/solution/"
     for p in checker/mutants/"$id"/*.patch; do
         m="$work/$id/mut-$(basename "$p" .patch)"
-        mkdir -p "$m" && cp "$work/$id/solution/Makefile" "$work/$id/solution/$prog.cu" "$m/"
+        mkdir -p "$m" && cp "$work/$id/solution/Makefile" "$work/$id/solution/$src" "$m/"
         patch -s -p1 -d "$m" <"$p" || echo "$p does not apply" >&2
     done
 done

@@ -161,6 +161,14 @@ expected() {
             awk -v a="$(spans "$d" r part2_legacy)" -v b="$(spans "$d" r part2_per_thread)" \
                 'BEGIN { print "threads_speedup", a / b }'
             echo "pipe_overlap_pct $(q "$d" r overlap copy kernel --window nvtx:part3_pipeline | awk '{ print 100 * $2 }')" ;;
+        08-pytorch)
+            local r0
+            echo "pageable_call_ms $(printed "$d/r.out" pageable_call_ms)"
+            r0=$(q "$d" r list nvtx:sync_neither | cut -f 1)
+            awk -v n="$(printed "$d/r.out" sync_neither_ms)" \
+                -v k="$(q "$d" r list kernel | awk -F'\t' -v r="$r0" '$1 >= r { print $3; exit }')" \
+                'BEGIN { print "nosync_pct", 100 * n / k }'
+            echo "overlap_pct $(q "$d" r overlap h2d kernel --window nvtx:side_stream+gpu | awk '{ print 100 * $2 }')" ;;
     esac
 }
 
@@ -286,6 +294,10 @@ judged() {
         05-overlap/mut-kernel-default-stream)       # an overlap: the last pipelined run's H2D and kernels
             inside "$d" r pipelined gpu | awk -F'\t' '{ n[NR] = $1; l[NR] = $2 " " $3; k[NR] = $5 $7 }
                 END { for (i = 1; i <= NR; i++) if (n[i] == n[NR] && k[i] != "copyD2H") print l[i] }' ;;
+        08-pytorch/mut-clock-before-sync)           # a host time: the range and the calls in it
+            { q "$d" r list nvtx:sync_both
+              i0=$(q "$d" r list nvtx:sync_both | cut -f 1)
+              q "$d" r list api | awk -F'\t' -v i="$i0" '$1 >= i' | head -n 2; } | cut -f 1,2 ;;
         06-lifetime/mut-s1-wait-for-kernels)        # lab 06's overlap: scenario 1's copies and kernels
             d="$LEARN/06-lifetime/mut-s1-wait-for-kernels"
             { inside "$d" r "scenario 1" h2d; inside "$d" r "scenario 1" kernel; } | cut -f 2,3 ;;

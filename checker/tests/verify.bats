@@ -51,8 +51,8 @@ setup_file() {
 @test "the digest tool knows every lab's options as the lab programs take them" {
     local id prog f files=() n=0 bad="" o="$BATS_TEST_TMPDIR/options"
     for id in $(lab_ids); do
-        prog=$(prog_of "$id")
-        files+=("$KIT_ROOT/labs/$id/$prog.cu" "$KIT_ROOT/solutions/$id/$prog.cu")
+        prog=$(src_of "$id")
+        files+=("$KIT_ROOT/labs/$id/$prog" "$KIT_ROOT/solutions/$id/$prog")
     done
     mkdir -p "$o"
     options_of_source "$o" "${files[@]}"
@@ -65,13 +65,18 @@ setup_file() {
     [ -z "$bad" ] && [ ${#files[@]} -gt 0 ]
 }
 
-# options_of_source DIR FILE...: the options table of each lab .cu file as
+# options_of_source DIR FILE...: the options table of each lab .cu (or .py) file as
 # the tool's --options prints it ("NAME DEFAULT LO HI", or "NAME DEFAULT
 # WORD,WORD"), the Kth file's in DIR/K: one python for all of them.
 options_of_source() {
     python3 - "$@" <<'EOF'
-import re, sys
+import ast, re, sys
 def table_of(src):
+    if 'OPTIONS = [' in src:            # a Python lab: its OPTIONS table
+        table = src[src.index('OPTIONS = [') + 10:]
+        for name, default, lo, hi in ast.literal_eval(table[:table.index(']') + 1]):
+            print(name, default, lo, hi)
+        return
     consts = {'LAB_SEED_MAX': 4294967295, 'MAX_STREAMS': 32, 'KEY_N': 1024}
     for m in re.finditer(r'enum\s+\w*\s*\{([^}]*)\}', src):
         for i, name in enumerate(n.strip() for n in m.group(1).split(',')):

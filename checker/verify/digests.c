@@ -220,6 +220,51 @@ static void default_streams(const unsigned long long *v)
     }
 }
 
+/* 08-pytorch: --part, --size-mib, --batches, --batch-mib, --steps, --seed.
+ * A result is folded to 4096 numbers before it is digested (fold_add):
+ * column j of its rows of 4096 summed, row r times 2r+1, mod 2^32 (the
+ * Python program folds on the GPU the same way). Part 1: input 0 as sent,
+ * size-mib MiB; part 2: batch b is input 1 + b, batch-mib MiB each, out[i] =
+ * (K steps from x[i]) ^ x[i]; one digest of the folds of every batch. */
+#define FOLD_COLS 4096
+static void fold_add(struct lab_digest *d, uint32_t seed, uint32_t salt, size_t n,
+                     int steps_on, uint32_t steps)
+{
+    uint32_t col[FOLD_COLS], a = 1, c = 0, x;
+    size_t i;
+
+    memset(col, 0, sizeof col);
+    if (steps_on)
+        affine_power(steps, &a, &c);
+    for (i = 0; i < n; i++) {
+        x = lab_input(seed, salt, i);
+        if (steps_on)
+            x = (a * x + c) ^ x;
+        col[i % FOLD_COLS] += x * (uint32_t)(2 * (i / FOLD_COLS) + 1);
+    }
+    lab_digest_add(d, col, sizeof col);
+}
+
+static void pytorch(const unsigned long long *v)
+{
+    const size_t mib = 1048576 / sizeof(uint32_t);
+    uint32_t seed = (uint32_t)v[5];
+    struct lab_digest d;
+    unsigned long long b;
+
+    if (v[0] == 0 || v[0] == 1) {
+        lab_digest_init(&d);
+        fold_add(&d, seed, 0, v[1] * mib, 0, 0);
+        lab_digest_print("copy", lab_digest_value(&d));
+    }
+    if (v[0] == 0 || v[0] == 2) {
+        lab_digest_init(&d);
+        for (b = 0; b < v[2]; b++)
+            fold_add(&d, seed, 1 + (uint32_t)b, v[3] * mib, 1, (uint32_t)v[4]);
+        lab_digest_print("batches", lab_digest_value(&d));
+    }
+}
+
 /* ---------------------------------------------------------------- the table */
 
 /* An option as the lab program takes it: name, default, range (or words). */
@@ -264,6 +309,11 @@ static const struct lab lab_table[] = {
         SEED }, lifetime },
     { "07-default-streams", "usage: digests 07-default-streams [--part N] [--seed S]\n",
       { { "--part", 0, 1, 3, NULL }, SEED }, default_streams },
+    { "08-pytorch", "usage: digests 08-pytorch [--part N] [--size-mib N] [--batches B]"
+                    " [--batch-mib M] [--steps K] [--seed S]\n",
+      { { "--part", 0, 1, 3, NULL }, { "--size-mib", 256, 1, 2048, NULL },
+        { "--batches", 4, 2, 16, NULL }, { "--batch-mib", 64, 1, 512, NULL },
+        { "--steps", 32, 1, 4096, NULL }, SEED }, pytorch },
 };
 
 /* The lab whose id is `arg` or starts with `arg` and a dash (01). */
@@ -281,7 +331,7 @@ static const struct lab *find_lab(const char *arg)
 static const char usage_text[] =
     "usage: digests LAB [OPTIONS...]   the digest lines of LAB's right results\n"
     "       digests --options LAB      LAB's options: NAME DEFAULT LO HI (or WORDS)\n"
-    "LAB: 01-sync-copy ... 07-default-streams, or its number; OPTIONS: as the lab program's.\n";
+    "LAB: 01-sync-copy ... 08-pytorch, or its number; OPTIONS: as the lab program's.\n";
 
 int main(int argc, char **argv)
 {

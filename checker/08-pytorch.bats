@@ -1,0 +1,307 @@
+#!/usr/bin/env bats
+# 08-pytorch.bats -- the checks of lab 08 (the same lessons from PyTorch).
+# Run from the lab folder with `make check`, or `make check LAB=08` at the top.
+# The program (streams.py, run by the launcher ./streams with a python3 that
+# has torch) runs once under the trace tool; each check reads that run.
+#
+# Every part runs inside NVTX ranges (torch.cuda.nvtx): "pageable_copy" and
+# "pinned_copy" (part 1, each around one .to() call and its clock),
+# "side_stream" with one "batch" per batch (part 2), and "sync_before",
+# "sync_after", "sync_neither", "sync_both", "events" (part 3, each around
+# the clock it names). The GPU work a range queued is found by correlation
+# id: a kernel, copy or event and the runtime call that queued it share one
+# (trace/FORMAT.md), so a check judges exactly what the code in the range
+# did, however late the GPU ran it.
+
+bats_require_minimum_version 1.5.0
+LAB_ID=08-pytorch
+PROG=streams
+load lib/checks
+
+setup_file() {
+    build_lab
+    run_lab main --trace
+    run_lab badopt -- --frobnicate
+    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+}
+
+# queued RANGE [K]: what the code in the Kth NVTX range RANGE (default the
+# first) did, from the trace file itself, times in ms (from the same origin in
+# every call):
+#   R  START END                 the range
+#   A  FIRST_START LAST_END N    the runtime calls made in it (N of them)
+#   K  START END STREAM          each kernel they queued
+#   C  START END DIR MEM STREAM  each copy they queued
+#   E  TIME STREAM               each CUDA event they recorded
+#   P  END                       each GPU record queued before the range that
+#                                ended after it began (work still running)
+# Nothing when there is no such range. Times are ns near 2^61: split into
+# seconds and ns so that awk's doubles stay exact.
+queued() {
+    awk -F'\t' -v want="$1" -v k="${2:-1}" '
+        function t(x,   hi) {
+            hi = substr(x, 1, length(x) - 9)
+            if (base == "") base = hi
+            return (hi - base) * 1e9 + substr(x, length(x) - 8)
+        }
+        # format 2 puts DEVICE after END (the header is "streamtrace 2")
+        FNR == 1 { d = ($0 ~ /^streamtrace[ \t]+[2-9]/) }
+        $1 == "nvtx" && $5 == want { rs[++nr] = t($2); re[nr] = t($3); rth[nr] = $4 }
+        $1 == "api" { as[$5] = t($2); ae[$5] = t($3); ath[$5] = $4; an[$5] = $6 }
+        $1 == "kernel" { g[++ng] = "K"; gs[ng] = t($2); ge[ng] = t($3); gst[ng] = $(4 + d); gc[ng] = $(7 + d) }
+        $1 == "copy" { g[++ng] = "C"; gs[ng] = t($2); ge[ng] = t($3); gst[ng] = $(4 + d)
+                       gx[ng] = $(5 + d) "\t" ($(5 + d) == "D2H" ? $(8 + d) : $(7 + d)); gc[ng] = $(d ? 13 : 11) }
+        $1 == "event" { g[++ng] = "E"; gs[ng] = t($2); gst[ng] = $(3 + d); gc[ng] = $(5 + d) }
+        END {
+            # the Kth range of that name by start
+            for (i = 1; i <= nr; i++) { o = 1; for (j = 1; j <= nr; j++) if (rs[j] < rs[i] || (rs[j] == rs[i] && j < i)) o++; if (o == k) r = i }
+            if (r == "") exit
+            r0 = rs[r]; r1 = re[r]
+            printf "R\t%.6f\t%.6f\n", r0 / 1e6, r1 / 1e6
+            n = 0
+            for (c in as) if (ath[c] == rth[r] && as[c] >= r0 && ae[c] <= r1) {
+                inr[c] = 1; n++
+                if (a0 == "" || as[c] < a0) a0 = as[c]
+                if (a1 == "" || ae[c] > a1) a1 = ae[c]
+            }
+            if (n) printf "A\t%.6f\t%.6f\t%d\n", a0 / 1e6, a1 / 1e6, n
+            for (i = 1; i <= ng; i++) {
+                c = gc[i]
+                if (c in inr) {
+                    if (g[i] == "K") printf "K\t%.6f\t%.6f\t%s\n", gs[i] / 1e6, ge[i] / 1e6, gst[i]
+                    if (g[i] == "C") printf "C\t%.6f\t%.6f\t%s\t%s\n", gs[i] / 1e6, ge[i] / 1e6, gx[i], gst[i]
+                    if (g[i] == "E") printf "E\t%.6f\t%s\n", gs[i] / 1e6, gst[i]
+                } else if (g[i] != "E" && (c in as) && as[c] < r0 && ge[i] > r0)
+                    printf "P\t%.6f\t%.6f\n", ge[i] / 1e6, (ge[i] - r0) / 1e6
+            }
+        }' "$RUNS/main.trace" | sort -t $'\t' -k1,1 -k2,2g
+}
+
+# stream_kinds IDS...: "ID KIND SYNC" of each stream id, as the trace declares it
+stream_kind() { tq main streams gpu | awk -v s="$1" '$1 == s { print $2 " " $4 }'; }
+
+# Your run (run-checks prints it after the checks; never graded): the answers
+# to the README's "Predict, then measure", from this run's trace and output.
+your_run() {
+    your_run_ok main || return 0
+    local k
+    your_fig pageable_call_ms "$(figure main pageable_call_ms)" ms \
+        "the .to(non_blocking=True) call from pageable memory kept the host"
+    k=$(queued sync_neither | awk -F'\t' '$1 == "K" { print $3 - $2; exit }')
+    your_fig nosync_pct "$(pct "$(figure main sync_neither_ms)" "$k")" % \
+        "sync_neither_ms against the traced run of the kernel it meant to time"
+    your_fig overlap_pct "$(tq main overlap h2d kernel --window nvtx:side_stream+gpu | awk '{ print 100 * $2 }')" % \
+        "of part 2's H2D copy time, the share alongside a kernel"
+}
+
+@test "the program builds without warnings" {
+    check_builds
+}
+
+@test "it runs to the end and exits 0" {
+    check_exits_ok main \
+        "a CUDA error in part 3: elapsed_time() needs both events reached on the GPU: stop.synchronize() first (TODO 7)"
+}
+
+@test "every copy and every batch is right" {
+    check_verified main "RESULT: verified every copy and batch of every part that was run" WRONG \
+        "a batch read before its copy ended (TODO 4), or its memory handed to the next copy while its kernels still read it: cur.record_stream(torch.cuda.current_stream()) (TODO 5)"
+}
+
+@test "it prints the part 1 and part 3 times" {
+    need_run main
+    local k v
+    for k in pageable_call_ms pinned_call_ms sync_before_ms sync_after_ms sync_neither_ms sync_both_ms event_ms; do
+        v=$(need_figure main "$k") || return 1
+        is_true 'v > 0' v="$v" || say_fail "$k above 0" "$k = $v" "keep the figure() lines as given"
+    done
+}
+
+# copy_in RANGE: "START END DIR MEM STREAM CALL_END" of the copy the range
+# queued and of its runtime call's end (the call that lasted longest)
+copy_in() {
+    queued "$1" | awk -F'\t' '$1 == "A" { a1 = $3 } $1 == "C" && c == "" { c = $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }
+        END { if (c != "") print c "\t" a1 }'
+}
+
+@test "the copy from pageable memory comes from PAGEABLE memory" {
+    need_run main
+    need_trace main
+    local c0 c1 dir mem s a1
+    draw_on_fail main --window nvtx:pageable_copy+gpu
+    read -r c0 c1 dir mem s a1 <<<"$(copy_in pageable_copy)"
+    [ "$dir" = H2D ] && [ "$mem" = PAGEABLE ] || say_fail \
+        "one H2D copy from PAGEABLE memory queued in the range \"pageable_copy\"" \
+        "${dir:-no copy} ${mem:-}" "keep part 1's pageable copy as given: pageable = src.cpu()"
+    # CUDA says only that such a call *might* be synchronous: a note, no verdict
+    is_true 'a1 > (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" ||
+        note "this driver returned from the pageable call before half of its $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy: CUDA allows that"
+}
+
+@test "the copy from pinned memory comes from PINNED memory" {
+    need_run main
+    need_trace main
+    local c0 c1 dir mem s a1
+    draw_on_fail main --window nvtx:pinned_copy+gpu
+    read -r c0 c1 dir mem s a1 <<<"$(copy_in pinned_copy)"
+    [ "$dir" = H2D ] && [ "$mem" = PINNED ] || say_fail \
+        "one H2D copy from PINNED memory queued in the range \"pinned_copy\"" \
+        "${dir:-no copy} ${mem:-}" \
+        "$([ "$mem" = PAGEABLE ] && echo "the copy read pageable memory: ")pinned = pageable.pin_memory() makes a page-locked copy (TODO 1)"
+}
+
+@test "the .to() from pinned memory returns before its copy is half done" {
+    need_run main
+    need_trace main
+    local c0 c1 dir mem s a1
+    draw_on_fail main --window nvtx:pinned_copy+gpu
+    read -r c0 c1 dir mem s a1 <<<"$(copy_in pinned_copy)"
+    [ -n "$c0" ] && [ -n "$a1" ] || { say_fail "an H2D copy and its call in the range \"pinned_copy\"" \
+        "none" "keep part 1's range as given; the copy goes in it (TODO 2)"; return 1; }
+    is_true 'a1 < (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" || say_fail \
+        "the call back before its copy was half done" \
+        "the last call in the range returned $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into the $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy" \
+        "non_blocking=True lets .to() return at once from pinned memory; without it the call waits for the copy (TODO 2)"
+}
+
+# in_range RANGE FIGURE: the printed host time FIGURE lies between the traced
+# runtime calls made in RANGE (from the first's start to the last's end) and
+# the range itself, which holds the clock: the same interval measured from
+# inside and from outside, within 0.5% + 0.01 ms.
+@test "each printed host time is the interval it was measured in" {
+    need_run main
+    need_trace main
+    local r fig p a n d
+    for r in pageable_copy pinned_copy sync_before sync_after sync_neither sync_both; do
+        fig=${r/_copy/_call}_ms
+        draw_on_fail main --window "nvtx:$r"
+        p=$(need_figure main "$fig") || return 1
+        read -r a n d <<<"$(queued "$r" | awk -F'\t' '$1 == "R" { d = $3 - $2 } $1 == "A" { a = $3 - $2; n = $4 }
+            END { print (a == "" ? 0 : a), (n == "" ? 0 : n), d }')"
+        [ -n "$d" ] || { say_fail "an NVTX range \"$r\"" "none" "keep part 1 and part 3's ranges as given"; return 1; }
+        is_true 'p >= a - (0.005 * a + 0.01) && p <= d + 0.005 * d + 0.01' p="$p" a="$a" d="$d" || { say_fail \
+            "$fig between the calls it timed, $(fmt "$a") ms ($n runtime calls), and its range, $(fmt "$d") ms" \
+            "$fig = $p" \
+            "t0 = time.perf_counter() right before the work, t1 right after the last call it waits for (a synchronize goes before t1), in milliseconds: 1e3 * (t1 - t0)"; return 1; }
+    done
+}
+
+@test "part 2 copies the next batch from pinned memory" {
+    need_run main
+    need_trace main
+    local kinds
+    draw_on_fail main --window nvtx:side_stream+gpu
+    kinds=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $5 }' | sort | uniq -c | awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
+    [ -n "$kinds" ] && [[ $kinds != *PAGEABLE* ]] && [[ $kinds == *PINNED* ]] || say_fail \
+        "every H2D copy of part 2 from PINNED memory" "${kinds:-no H2D copy}" \
+        "hosts = [s.cpu().pin_memory() ...] as given: from pageable memory the call waits for its copy, and nothing overlaps"
+}
+
+@test "part 2 copies on a side stream that does not wait for the current one" {
+    need_run main
+    need_trace main
+    local ids id seen="" bad=0 k
+    draw_on_fail main --window nvtx:side_stream+gpu
+    ids=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $6 }' | sort -u)
+    for id in $ids; do
+        k=$(stream_kind "$id")
+        seen+="${seen:+, }stream $id: ${k:-unknown}"
+        [ "$k" = "created non-blocking" ] || bad=1
+    done
+    [ -n "$ids" ] && [ "$bad" = 0 ] || say_fail \
+        "the H2D copies on a torch.cuda.Stream() (created non-blocking)" "${seen:-no H2D copy}" \
+        "$([[ $seen == *default* ]] && echo "the copies ran on the legacy default stream, torch's current stream: ")queue them inside with torch.cuda.stream(side): (TODO 3)"
+}
+
+@test "a copy of the next batch overlaps the current batch's kernels" {
+    need_run main
+    need_trace main
+    local ov
+    draw_on_fail main --window nvtx:side_stream+gpu
+    ov=$(tq main overlap h2d kernel --window nvtx:side_stream+gpu)
+    is_true 'f >= 0.25' f="$(awk '{ print $2 + 0 }' <<<"$ov")" || say_fail \
+        "at least a quarter of part 2's H2D copy time alongside a kernel (the first batch's copy has none)" \
+        "$(awk '{ printf "%.3g ms, %.0f%% of the copy time", $1, 100 * $2 }' <<<"${ov:-0 0}")" \
+        "the next batch's copy on the side stream (TODO 3), queued before the current batch's kernels"
+}
+
+# batch_order: for batch b, the end of its H2D copy (the b-th queued in
+# "side_stream") and the start of the first kernel queued in its range
+# "batch" (the b-th): "B END START" in ms, one line a batch
+batch_order() {
+    local b n c k
+    n=$(tq main count nvtx:batch)
+    c=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $3 }')
+    for ((b = 1; b <= n; b++)); do
+        k=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $2; exit }')
+        echo "$b $(sed -n "${b}p" <<<"$c") ${k:--}"
+    done
+}
+
+@test "each batch's kernels start after its copy has ended" {
+    need_run main
+    need_trace main
+    local lines bad
+    draw_on_fail main --window nvtx:side_stream+gpu
+    lines=$(batch_order)
+    bad=$(awk 'NF < 3 || $3 == "-" || $3 < $2 - 0.001 { printf "%sbatch %d: its first kernel started at %s ms, its copy ended at %s ms", (n++ ? "; " : ""), $1 - 1, $3, $2 }' <<<"$lines")
+    [ -n "$lines" ] && [ -z "$bad" ] || say_fail \
+        "every batch's first kernel starting after its H2D copy ended" "${bad:-no batch}" \
+        "the side stream is non-blocking: the current stream must wait for it, torch.cuda.current_stream().wait_stream(side), before the batch is used (TODO 4)"
+}
+
+@test "a synchronize after the launch makes the clock cover the kernel" {
+    need_run main
+    need_trace main
+    local k1 a1 d
+    draw_on_fail main --window nvtx:sync_both+gpu
+    read -r k1 a1 d <<<"$(queued sync_both | awk -F'\t' '$1 == "R" { r0 = $2; d = $3 - $2 } $1 == "A" { a = $3 } $1 == "K" && k == "" { k = $3 }
+        END { print (k == "" ? "-" : k - r0), (a == "" ? "-" : a), d }')"
+    [ "$k1" != - ] || { say_fail "x.normal_() queued in the range \"sync_both\"" "no kernel" "keep part 3's fourth case as given"; return 1; }
+    is_true 'k <= d' k="$k1" d="$d" || say_fail \
+        "the kernel ended before the clock stopped (the range \"sync_both\", $(fmt "$d") ms)" \
+        "it ended $(fmt "$(awk -v k="$k1" -v d="$d" 'BEGIN { print k - d }')") ms after" \
+        "launches return at once: torch.cuda.synchronize() after x.normal_() and before t1 (TODO 6)"
+}
+
+@test "the clock of the synchronized case starts with the GPU idle" {
+    need_run main
+    need_trace main
+    local p
+    draw_on_fail main --window nvtx:sync_neither+gpu --window nvtx:sync_both
+    p=$(queued sync_both | awk -F'\t' '$1 == "P" && $3 > 0 { n++; if ($3 > m) m = $3 } END { if (n) printf "%d GPU operations queued earlier ran on until %.3g ms after the clock started", n, m }')
+    [ -z "$p" ] || say_fail "no GPU work queued before the range \"sync_both\" still running in it" "$p" \
+        "the kernel of the case before it still ran: torch.cuda.synchronize() before the range, before t0 (TODO 6)"
+}
+
+@test "torch.cuda.Event times exactly the kernel" {
+    need_run main
+    need_trace main
+    local v e0 e1 ks w
+    draw_on_fail main --window nvtx:events+gpu
+    v=$(need_figure main event_ms) || return 1
+    read -r e0 e1 ks <<<"$(queued events | awk -F'\t' '$1 == "E" { e[++n] = $2 } $1 == "K" { k[++m] = $2 " " $3 }
+        END { if (n != 2) { print "- -", n + 0; exit }
+              for (i = 1; i <= m; i++) { split(k[i], x, " "); if (x[1] >= e[1] && x[2] <= e[2]) in_++ }
+              print e[1], e[2], in_ + 0 }')"
+    [ "$e0" != - ] || { say_fail "two events recorded in the range \"events\"" "$ks" \
+        "start.record() before x.normal_() and stop.record() after it (TODO 7)"; return 1; }
+    [ "$ks" = 1 ] || { say_fail "the events around x.normal_() enclosing its kernel alone" \
+        "they enclose $ks kernels" "start.record() right before x.normal_(), stop.record() right after (TODO 7)"; return 1; }
+    w=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.6f", b - a }')
+    kept_time event_ms "$v" "$w"
+    same_gpu_time "$v" "$w" || say_fail \
+        "event_ms = the GPU's time between those two events, $(fmt "$w") ms (within 0.5% + 0.1 ms)" \
+        "event_ms = $v" "event_ms = start.elapsed_time(stop), already in ms (TODO 7)"
+}
+
+@test "a bad option is refused with usage and exit status 2" {
+    check_usage badopt --frobnicate
+}
+
+@test "without a CUDA device it says why and exits 77" {
+    # no python3 with torch here: the program could not get that far
+    grep -q 'import torch failed' "$RUNS/nodev.err" 2>/dev/null &&
+        skip "no CUDA device: $(head -n 1 "$RUNS/nodev.err" | sed 's/^no usable CUDA device: //')"
+    check_no_device
+}
