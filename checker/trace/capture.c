@@ -877,9 +877,22 @@ int InitializeInjection(void)
 			fprintf(out, "meta\tnot_recorded\t%d\n", (int)kinds[i]);
 	/* Without this, CUDA event records carry no time at all. */
 	cuptiActivityEnableCudaEventDeviceTimestamps(1);
-	/* NVTX calls made later still find CUPTI, even without the CLI. */
-	if (!getenv("NVTX_INJECTION64_PATH") && *STREAMTRACE_CUPTI_PATH)
+	/* NVTX calls made later must reach the CUPTI that records them: the
+	 * copy this library is bound to. That is not always the one built
+	 * against: a program that loaded its own CUPTI before CUDA started
+	 * (PyTorch's wheels bring one) lends it to us by its soname, and an
+	 * NVTX injection by path would load a second CUPTI whose ranges go
+	 * nowhere. NVTX reads the variable at its first call, so a program
+	 * that calls NVTX only after CUDA started gets this one. */
+	Dl_info self_cupti;
+	if (dladdr((void *)cuptiActivityEnable, &self_cupti) && self_cupti.dli_fname &&
+	    self_cupti.dli_fname[0] == '/')
+		setenv("NVTX_INJECTION64_PATH", self_cupti.dli_fname, 1);
+	else if (!getenv("NVTX_INJECTION64_PATH") && *STREAMTRACE_CUPTI_PATH)
 		setenv("NVTX_INJECTION64_PATH", STREAMTRACE_CUPTI_PATH, 0);
+	if (getenv("STREAMTRACE_DEBUG"))
+		fprintf(stderr, "streamtrace: NVTX_INJECTION64_PATH=%s\n",
+			getenv("NVTX_INJECTION64_PATH") ? getenv("NVTX_INJECTION64_PATH") : "");
 	active = 1;
 	atexit(at_exit);
 	return 1;
