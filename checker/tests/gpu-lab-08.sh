@@ -85,9 +85,9 @@ rm -rf "$OUT/rec"
 # figures: pinned H2D GB/s from the traces, lab 08 (256 MiB in pinned_copy)
 # and lab 03 (its largest pinned H2D, 256 MiB by default)
 gbps() { awk -F'\t' '{ b = $7; d = $3 } END { if (d > 0) printf "%.1f", b / d / 1e6 }'; }
-g08=$("$ST" query "$OUT/sol.trace" list h2d --mem pinned --window nvtx:pinned_copy+gpu | gbps)
+g08=$("$ST" query "$OUT/sol.trace" list h2d --mem PINNED --window nvtx:pinned_copy+gpu | gbps)
 (cd solutions/03-pinned-memory && make -s >/dev/null 2>&1 && "$KIT/$ST" run -o "$OUT/lab03.trace" -- ./pinned_memory >"$OUT/lab03.out" 2>&1)
-g03=$("$ST" query "$OUT/lab03.trace" list h2d --mem pinned --window nvtx:pinned 2>/dev/null |
+g03=$("$ST" query "$OUT/lab03.trace" list h2d --mem PINNED --window nvtx:pinned 2>/dev/null |
     awk -F'\t' '$7 == 268435456' | sort -t $'\t' -k3,3g | head -n 1 | gbps)
 fig() { awk -v k="$1" '$1 == k && $2 == "=" { print $3; exit }' "$OUT/sol.out"; }
 
