@@ -18,6 +18,27 @@ setup_file() {
 # elements and bytes as the program announced them ("sync_copy: N elements ...")
 elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.out"; }
 
+# Your run (run-checks prints it after the checks; never graded): the answers
+# to the README's "Predict, then measure", from this run's trace and output.
+your_run() {
+    your_run_ok main || return 0
+    local h k k3 d launch
+    launch=$(figure main launch_ms)
+    read -r h k k3 d <<<"$(tq main list gpu | awk -F'\t' '
+        $4 == "copy" && $6 == "H2D" && h == "" { h = $3 }
+        $4 == "copy" && $6 == "D2H" { d = $3 }
+        $4 == "kernel" { k[++nk] = $3 }
+        END { print (h == "" ? "-" : h), (nk >= 2 ? k[2] : "-"), (nk >= 3 ? k[3] : "-"), (d == "" ? "-" : d) }')"
+    [ "$k3" = - ] && k3=""
+    your_fig launch_ratio "$(ratio "$k3" "$launch")" x "the third kernel's run / launch_ms, its launch alone"
+    [ "$h" != - ] && [ "$k" != - ] && [ "$d" != - ] || h="" k="" d=""
+    your_fig copy_share "$(pct "$(awk -v h="$h" -v d="$d" 'BEGIN { print h + d }')" \
+        "$(awk -v h="$h" -v k="$k" -v d="$d" 'BEGIN { if (h != "") print h + k + d }')")" % \
+        "the copies' share of H2D + timed kernel + D2H on the GPU"
+    your_fig h2d_gbps "$(tq main bandwidth h2d | awk '$1 > 0 { print $1 }')" GB/s \
+        "the H2D cudaMemcpy from malloc memory, as the trace timed it"
+}
+
 @test "the program builds without warnings" {
     check_builds
 }
@@ -63,8 +84,10 @@ elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.
 @test "the copy times are the GPU's times between the events around each copy" {
     need_run main
     need_trace main
+    draw_on_fail main --timed h2d 1
     check_event_time main h2d 1 h2d_ms "the H2D copy" 1 \
         "record start right before the copy and stop right after it, both on stream 0, then cudaEventSynchronize(stop) and cudaEventElapsedTime" &&
+    draw_on_fail main --timed d2h 1 &&
     check_event_time main d2h 1 d2h_ms "the D2H copy" 1 \
         "record start right before the copy and stop right after it, both on stream 0, then cudaEventSynchronize(stop) and cudaEventElapsedTime"
 }
@@ -73,15 +96,19 @@ elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.
     need_run main
     need_trace main
     # kernel 2 of 3 is the one timed with events (1 is the warm-up)
+    draw_on_fail main
     [ "$(tq main count kernel)" = 3 ] || { say_fail \
         "3 kernel runs in the trace (warm-up, timed, launch demo)" \
         "$(tq main count kernel) kernels" "keep the three scramble() calls"; return 1; }
+    draw_on_fail main --timed kernel 2
     check_event_time main kernel 2 kernel_ms "the timed kernel (the 2nd)" 1 \
         "time the launch like the H2D copy above (TODO 4): record start, launch, record stop, cudaEventSynchronize(stop), then cudaEventElapsedTime"
 }
 
 @test "a launch returns before its kernel has finished" {
     need_run main
+    # the third kernel is the one whose launch was timed alone
+    draw_on_fail main --record kernel 3
     local l ls
     l=$(need_figure main launch_ms) || return 1
     ls=$(need_figure main launch_sync_ms) || return 1
@@ -102,10 +129,11 @@ elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.
 @test "all work ran on the default stream, one thing at a time" {
     need_run main
     need_trace main
+    draw_on_fail main
     local streams ov
     streams=$(tq main streams gpu | awk '{ print $2 }' | sort -u | tr '\n' ' ')
     [ "$streams" = "default " ] || say_fail "every copy and kernel on the default stream" \
-        "streams: $streams" "lab 01 uses no streams of its own: cudaMemcpy and <<<grid, block>>>"
+        "streams: $streams" "$(ran_elsewhere main default | sed '/./s/$/: /')lab 01 uses no streams of its own: cudaMemcpy and <<<grid, block>>>"
     ov=$(tq main overlap copy kernel | awk '{ print $1 }')
     is_true 'ov == 0' ov="$ov" || say_fail "no copy overlapping a kernel" \
         "$(fmt "$ov") ms of overlap" "the default stream runs one thing after another"
@@ -117,6 +145,7 @@ elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.
 @test "the copies are synchronous cudaMemcpy from pageable memory" {
     need_run main
     need_trace main
+    draw_on_fail main
     local pageable calls
     pageable=$(( $(tq main count h2d --mem PAGEABLE) + $(tq main count d2h --mem PAGEABLE) ))
     calls=$(tq main count api:cudaMemcpy)
@@ -129,11 +158,13 @@ elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.
 @test "all of the result is copied back to the host" {
     need_run main
     need_trace main
+    draw_on_fail main
     local want got
     want=$((4 * $(elements)))
     got=$(tq main bytes d2h)
     [ "$got" = "$want" ] || say_fail "$want bytes copied device -> host (n * sizeof(uint32_t))" \
-        "$got bytes" "cudaMemcpy counts bytes, not elements"
+        "$got bytes" \
+        "$([ "$got" = "$(elements)" ] && echo "the D2H copy moved n bytes, one per element: ")cudaMemcpy counts bytes, not elements"
 }
 
 @test "a bad option is refused with usage and exit status 2" {

@@ -44,6 +44,21 @@ measured_h2d() {
     tq main list h2d | awk -F'\t' -v from="$from" '$1 >= from { print NR; exit }'
 }
 
+# MEASURED: the measured run, as streamtrace's window words: from "issue"
+# until the GPU work it queued is done, the CPU work, the wait. A failed
+# check of the measured run draws it (draw_on_fail).
+MEASURED=(--window nvtx:issue+gpu --window nvtx:cpu_work --window nvtx:wait)
+
+# sync_copies RUN: the directions of the copies that cudaMemcpy calls made in
+# the measured run (a copy that starts inside the call), one each: "H2D D2H"
+sync_copies() {
+    { tq "$1" list api:cudaMemcpy "${MEASURED[@]}" | sed 's/^/A\t/'
+      tq "$1" list copy "${MEASURED[@]}" | sed 's/^/C\t/'; } |
+        awk -F'\t' '$1 == "A" { n++; a[n] = $2; b[n] = $3; next }
+            { for (i = 1; i <= n; i++) if ($2 + 0 >= a[i] && $2 + 0 <= b[i] && !seen[$7]++) out = out " " $7 }
+            END { sub(/^ /, "", out); print out }'
+}
+
 # the three ranges must be there for any check on the measured run
 need_ranges() {
     local r
@@ -54,6 +69,25 @@ need_ranges() {
             return 1
         }
     done
+}
+
+# Your run (run-checks prints it after the checks; never graded): the answers
+# to the README's "Predict, then measure", from this run's trace.
+your_run() {
+    your_run_ok main || return 0
+    local i0 i1 c0 c1 w1 end busy
+    read -r i0 i1 <<<"$(range issue 1) $(range issue 2)"
+    read -r c0 c1 <<<"$(range cpu_work 1) $(range cpu_work 2)"
+    w1=$(range wait 2) end=$(gpu_end)
+    your_fig issue_ms "$(diff_of "$i1" "$i0")" ms \
+        "the host queueing H2D, kernel and D2H (the range \"issue\")"
+    busy=$(tq main overlap nvtx:cpu_work gpu | awk '{ print $2 }')
+    your_fig gpu_busy_pct "$(awk -v b="$busy" 'BEGIN { if (b != "") print 100 * b }')" % \
+        "of the CPU work, the share during which the GPU was busy"
+    [ -n "$i0" ] && [ -n "$c0" ] && [ -n "$w1" ] && [ -n "$end" ] || i0=""
+    your_fig wall_pct "$(awk -v i0="$i0" -v w1="$w1" -v c0="$c0" -v c1="$c1" -v e="$end" \
+        'BEGIN { if (i0 != "") printf "%.6g\n", 100 * (w1 - i0) / ((c1 - c0) + (e - i0)) }')" % \
+        "wall time (issue to the end of wait) against CPU work + GPU work one after the other"
 }
 
 @test "the program builds without warnings" {
@@ -93,6 +127,7 @@ need_ranges() {
 @test "the times it reports agree with what the trace recorded" {
     need_run main
     need_trace main
+    draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
     local c w tc tw k
     c=$(need_figure main cpu_ms) || return 1
@@ -115,14 +150,21 @@ need_ranges() {
 @test "copies and kernel run on the stream the program created" {
     need_run main
     need_trace main
+    draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
-    local streams sel
+    local streams sel off
     streams=$(tq main streams gpu | awk '{ print $2 }' | sort -u | tr '\n' ' ')
     [ "$streams" = "created " ] || {
         tq main streams gpu | sed 's/^/note: stream /'
+        # what ran elsewhere is the hint: the kernel or a copy
+        off=$(ran_elsewhere main created)
+        local fix="the default stream shows up when a call has no stream: the 4th launch parameter <<<b, t, 0, stream>>> (TODO 3), cudaMemcpyAsync's last argument, not cudaMemcpy"
+        case $off in
+            *copy*) ;;
+            *kernel*) fix="give the launch the stream: its 4th launch parameter, <<<blocks, THREADS, 0, stream>>> (TODO 3)" ;;
+        esac
         say_fail "every copy and kernel on a stream made with cudaStreamCreate" \
-            "streams used: $streams" \
-            "the default stream shows up when a call has no stream: the 4th launch parameter <<<b, t, 0, stream>>> (TODO 3), cudaMemcpyAsync's last argument, not cudaMemcpy"
+            "streams used: $streams" "${off:+$off: }$fix"
     }
     for sel in h2d kernel d2h; do
         [ -n "$(measured $sel)" ] || say_fail \
@@ -138,18 +180,26 @@ need_ranges() {
 @test "the copies are asynchronous cudaMemcpyAsync calls" {
     need_run main
     need_trace main
+    draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
-    local sync calls kinds issue end
+    local sync calls kinds issue end pageable
     sync=$(tq main count api:cudaMemcpy)
     [ "$sync" = 0 ] || say_fail "no cudaMemcpy at all (it makes the host wait)" \
-        "$sync cudaMemcpy calls" "queue the copies with cudaMemcpyAsync(..., stream) (TODO 2, 4)"
+        "$sync cudaMemcpy calls" \
+        "$(case $(sync_copies main) in
+            "H2D D2H"|"D2H H2D") echo "both copies were made by cudaMemcpy: " ;;
+            H2D) echo "the H2D copy was made by cudaMemcpy (TODO 2): " ;;
+            D2H) echo "the D2H copy was made by cudaMemcpy (TODO 4): " ;;
+           esac)queue the copies with cudaMemcpyAsync(..., stream) (TODO 2, 4)"
     calls=$(measured api:cudaMemcpyAsync | awk -F'\t' -v e="$(range issue 2)" '$1 <= e' | wc -l)
     [ "$calls" = 2 ] || say_fail "2 cudaMemcpyAsync calls while issuing (H2D and D2H)" \
         "$calls" "issue_work() queues one copy in (TODO 2) and one out (TODO 4)"
     kinds=$( (measured h2d; measured d2h) | awk -F'\t' '{ print $8 }' | sort -u | tr '\n' ' ')
+    [ "$kinds" = "PINNED " ] || pageable=$( (measured h2d; measured d2h) | awk -F'\t' '$8 == "PAGEABLE" && !seen[$6]++ {
+        printf "%sthe %s copies %s pageable memory", (n++ ? "; " : ""), $6, ($6 == "H2D" ? "came from" : "went to") }')
     [ "$kinds" = "PINNED " ] || say_fail "the copies to and from pinned host memory" \
         "memory kinds: $kinds" \
-        "keep cudaMallocHost for h_in and h_out: from malloc memory cudaMemcpyAsync may make the host wait (lab 03 measures it)"
+        "${pageable:+$pageable: }keep cudaMallocHost for h_in and h_out: from malloc memory cudaMemcpyAsync may make the host wait (lab 03 measures it)"
     # structure, not a ratio of times: the host was done issuing while the
     # GPU still had the work to do
     issue=$(range issue 2) end=$(gpu_end)
@@ -162,6 +212,7 @@ need_ranges() {
 @test "nothing waits for the GPU between issuing the work and the CPU work" {
     need_run main
     need_trace main
+    draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
     local from to waits
     from=$(range issue 1) to=$(range cpu_work 1)
@@ -182,6 +233,7 @@ need_ranges() {
 @test "the CPU work runs while the GPU works" {
     need_run main
     need_trace main
+    draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
     local c0 end
     c0=$(range cpu_work 1) end=$(gpu_end)
@@ -194,6 +246,7 @@ need_ranges() {
 @test "the host waits for the stream before it reads the results" {
     need_run main
     need_trace main
+    draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
     local from to waits last
     from=$(range wait 1) to=$(range wait 2)
@@ -219,6 +272,7 @@ need_ranges() {
 @test "the wall time is clearly below CPU work plus GPU work" {
     need_run main
     need_trace main
+    draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
     local wall cpu gpu saved short own
     wall=$(awk -v a="$(range issue 1)" -v b="$(range wait 2)" 'BEGIN { print b - a }')

@@ -36,9 +36,11 @@ between_launches() {
             if (base == "") base = hi
             return (hi - base) * 1e9 + substr(x, length(x) - 8)
         }
+        # format 2 puts DEVICE after END in kernel and sync records: d shifts
+        FNR == 1 { split($0, h, " "); d = (h[1] == "streamtrace" && h[2] >= 2) }
         FNR == NR && $1 == "kernel" {
-            if (index($8, "producer_kernel") == 1 && (pk == "" || t($2) < pk)) { pk = t($2); pe = t($3); pc = $7 }
-            if (index($8, "consumer_kernel") == 1 && (ck == "" || t($2) < ck)) { ck = t($2); cc = $7 }
+            if (index($(8 + d), "producer_kernel") == 1 && (pk == "" || t($2) < pk)) { pk = t($2); pe = t($3); pc = $(7 + d) }
+            if (index($(8 + d), "consumer_kernel") == 1 && (ck == "" || t($2) < ck)) { ck = t($2); cc = $(7 + d) }
         }
         FNR == NR && $1 == "api" { as[$5] = t($2) }
         FNR == NR { next }
@@ -46,16 +48,31 @@ between_launches() {
             if (pc == "" || cc == "" || !(pc in as) || !(cc in as)) { print "missing"; exit }
             lo = as[pc]; hi = as[cc]
         }
-        ($1 == "sync" && $5 != "wait") ||
+        ($1 == "sync" && $(5 + d) != "wait") ||
         ($1 == "api" && $6 ~ /Synchronize$|^cudaMemcpy$|^cudaMemset$|^cudaStreamQuery$|^cudaEventQuery$/) {
             if (t($2) < hi && t($3) > lo)
-                n[$1 == "sync" ? "sync:" $5 : $6]++
+                n[$1 == "sync" ? "sync:" $(5 + d) : $6]++
         }
         END {
             if (lo == "") exit
             for (k in n) found = found (found == "" ? "" : ", ") k " x" n[k]
             printf "ok\t%s\t%.3f\n", found == "" ? "-" : found, (hi - pe) / 1e6
         }' "$RUNS/main.trace" "$RUNS/main.trace"
+}
+
+# Your run (run-checks prints it after the checks; never graded): the answers
+# to the README's "Predict, then measure", from this run's trace and output.
+your_run() {
+    your_run_ok main || return 0
+    local gap
+    your_fig nosync_pct "$(pct "$(figure main host_nosync_ms)" "$(busy_ms 4)")" % \
+        "host_nosync_ms against the traced run of the kernel it meant to time"
+    your_fig cold_extra_ms "$(diff_of "$(figure main cold_ms)" "$(figure main event_ms)")" ms \
+        "cold_ms - event_ms: what the first launch cost more"
+    gap=$( { tq main list kernel:producer_kernel | sed 's/^/P\t/'; tq main list kernel:consumer_kernel | sed 's/^/C\t/'; } |
+        awk -F'\t' '$1 == "P" && pe == "" { pe = $3 } $1 == "C" && cs == "" { cs = $2 }
+            END { if (pe != "" && cs != "") printf "%.6g\n", 1000 * (cs - pe) }')
+    your_fig wait_gap_us "$gap" us "from the producer's end to the consumer's start, on the GPU"
 }
 
 @test "the program builds without warnings" {
@@ -89,6 +106,7 @@ between_launches() {
 @test "the event time matches the kernel's traced duration" {
     need_run main
     need_trace main
+    draw_on_fail main --timed kernel:busy_kernel 2
     local ms
     ms=$(figure main event_ms)
     [ -n "$ms" ] || { say_fail "a line \"event_ms = <number>\"" \
@@ -104,6 +122,7 @@ between_launches() {
     need_run main
     need_trace main
     local nosync sync k3 k4
+    draw_on_fail main --record kernel:busy_kernel 3 --record kernel:busy_kernel 4
     nosync=$(need_figure main host_nosync_ms) || return 1
     sync=$(need_figure main host_sync_ms) || return 1
     k3=$(busy_ms 3) k4=$(busy_ms 4)
@@ -117,39 +136,71 @@ between_launches() {
         "wait for stream s (cudaStreamSynchronize) before t1 is read (TODO 2)"
 }
 
+# waited_before_polling: a wait that the host sat in while the polled kernel
+# ran, before the loop began, in words; nothing if none
+waited_before_polling() {
+    local k0 p0
+    k0=$(tq main list kernel:busy_kernel | awk -F'\t' 'NR == 7 { print $1 }')
+    p0=$(tq main list nvtx:polling | awk -F'\t' 'NR == 1 { print $1 }')
+    [ -n "$k0" ] && [ -n "$p0" ] || return 0
+    tq main list api | awk -F'\t' -v k="$k0" -v p="$p0" '
+        $6 ~ /Synchronize$/ && $2 + 0 > k + 0 && $2 + 0 <= p + 0 && $3 > 0.1 {
+            printf "the host sat in %s for %.3g ms of the kernel, before the loop began", $6, $2 - ($1 > k ? $1 : k); exit }'
+}
+
 # The polling loop is an NVTX range "polling"; the polled kernel is the only
 # kernel running then. It must cover most of the kernel, and the loop must
 # have asked more than once.
 @test "the CPU kept working while the kernel ran" {
     need_run main
     need_trace main
-    local slices ov k7
+    local slices ov k7 waited
+    draw_on_fail main --record kernel:busy_kernel 7 --record nvtx:polling 1
     slices=$(need_figure main poll_slices) || return 1
+    is_true 's > 1' s="$slices" || waited=$(waited_before_polling)
     is_true 's > 1' s="$slices" || say_fail "more than 1 slice of CPU work while the event was not ready" \
         "poll_slices = $slices" \
-        "ask cudaEventQuery(done) in the loop, without waiting first: cudaErrorNotReady means 'not yet, do a slice'"
+        "${waited:+$waited: }ask cudaEventQuery(done) in the loop, without waiting first: cudaErrorNotReady means 'not yet, do a slice'"
     ov=$(tq main overlap nvtx:polling kernel:busy_kernel | awk '{ print $1 }')
     k7=$(busy_ms 7)
+    is_true 'k > 0 && ov >= 0.5 * k' ov="${ov:-0}" k="${k7:-0}" || waited=$(waited_before_polling)
     is_true 'k > 0 && ov >= 0.5 * k' ov="${ov:-0}" k="${k7:-0}" || say_fail \
         "the polling loop (NVTX range \"polling\") running during at least half of the polled kernel, $(fmt "${k7:-0}") ms" \
         "$(fmt "${ov:-0}") ms of it" \
-        "no cudaEventSynchronize or cudaDeviceSynchronize before the loop: polling replaces the wait"
+        "${waited:+$waited: }no cudaEventSynchronize or cudaDeviceSynchronize before the loop: polling replaces the wait"
+}
+
+# why_unordered: what the trace shows of the consumer's wait, in words: no
+# cudaStreamWaitEvent at all, or an event recorded on the consumer's own
+# stream (complete at once); nothing where neither shows.
+why_unordered() {
+    local w="--window nvtx:dependency+gpu" c ev
+    [ "$(tq main count api:cudaStreamWaitEvent $w)" = 0 ] && {
+        echo "no cudaStreamWaitEvent was called in part 3: stream B never waited (TODO 5)"; return 0; }
+    c=$(tq main list kernel:consumer_kernel $w | awk -F'\t' 'NR == 1 { print $5 }')
+    ev=$(tq main list event $w | awk -F'\t' -v c="$c" '$5 == c { n++ } END { print n + 0 }')
+    [ -n "$c" ] && [ "$ev" -gt 0 ] &&
+        echo "the event was recorded on stream $c, the consumer's own: it was complete at once, so the wait ordered nothing (record it on stream A, TODO 4)"
+    return 0
 }
 
 @test "the consumer starts only after the producer has finished" {
     need_run main
     need_trace main
-    local order
+    draw_on_fail main --window nvtx:dependency+gpu
+    local order why
     order=$(tq main order kernel:producer_kernel kernel:consumer_kernel)
-    [ "$order" = before ] || say_fail "producer_kernel ends before consumer_kernel starts" \
+    [ "$order" = before ] || { why=$(why_unordered)
+        say_fail "producer_kernel ends before consumer_kernel starts" \
         "$order" \
-        "record produced on stream A after the producer (TODO 4) and make stream B wait for it (TODO 5): an event recorded on B orders nothing"
+        "${why:-record produced on stream A after the producer (TODO 4) and make stream B wait for it (TODO 5): an event recorded on B orders nothing}"; }
 }
 
 @test "producer and consumer run on two different created streams" {
     need_run main
     need_trace main
     local p c
+    draw_on_fail main --window nvtx:dependency+gpu
     p=$(tq main streams kernel:producer_kernel | tr '\n' ' ')
     c=$(tq main streams kernel:consumer_kernel | tr '\n' ' ')
     [ -n "$p" ] && [ -n "$c" ] && [ "$p" != "$c" ] &&
@@ -166,10 +217,18 @@ between_launches() {
 # and no cudaMemset: not a host wait, but on the legacy default stream it
 # orders the blocking streams itself, which would hide a missing event. And the proof that nothing else waited (a sleep, a spin):
 # the consumer was queued while the producer was still running.
+# first_call "sync:context x1, cudaDeviceSynchronize x1": the first runtime
+# call named (cudaDeviceSynchronize), else the first thing
+first_call() {
+    tr ',' '\n' <<<"$1" | sed 's/^ *//; s/ x[0-9]*$//' |
+        awk '/^cuda/ { print; found = 1; exit } NR == 1 { first = $0 } END { if (!found) print first }'
+}
+
 @test "no host synchronization between producer and consumer" {
     need_run main
     need_trace main
     local facts found gap
+    draw_on_fail main --window nvtx:dependency+gpu
     facts=$(between_launches)
     [[ $facts == ok* ]] || { say_fail \
         "producer_kernel and consumer_kernel in the trace, with their launches" \
@@ -177,7 +236,7 @@ between_launches() {
     found=$(cut -f 2 <<<"$facts") gap=$(cut -f 3 <<<"$facts")
     [ "$found" = - ] || say_fail "no host wait between the producer's launch and the consumer's" \
         "$found" \
-        "order the streams on the GPU: cudaEventRecord on A + cudaStreamWaitEvent on B, not a synchronize"
+        "$(first_call "$found") made the host wait for the producer: order the streams on the GPU instead, cudaEventRecord on A + cudaStreamWaitEvent on B, not a synchronize"
     is_true 'g < 0' g="$gap" || say_fail \
         "the consumer queued while the producer still ran" \
         "the consumer was launched $gap ms after the producer ended" \

@@ -26,6 +26,7 @@ RUNS="${BATS_FILE_TMPDIR:-${BATS_TMPDIR:-/tmp}}/runs"
 # checks, and each event time a check compared in DIR/event-times.txt
 # ("LAB FIGURE PRINTED TRACED"): how make test-shared shows what it saw.
 teardown_file() {
+    write_your_run
     [ -n "${KEEP_RUNS:-}" ] || return 0
     mkdir -p "$KEEP_RUNS" && cp -r "$RUNS" "$KEEP_RUNS/$LAB_ID.$$"
 }
@@ -210,10 +211,16 @@ size_limit() {
 # ------------------------------------------------------------ verdicts
 
 # say_fail EXPECTED SEEN HINT: print the three lines a student reads, fail.
+# A check that called draw_on_fail also draws, under those lines, the part of
+# the run's trace it judged (draw_judged), once.
 say_fail() {
     echo "expected: $1"
     echo "seen:     $2"
     [ -n "${3:-}" ] && echo "hint:     $3"
+    if [ -n "${DRAW_RUN:-}" ]; then
+        draw_judged || true
+        DRAW_RUN=""
+    fi
     return 1
 }
 
@@ -455,4 +462,167 @@ check_no_device() {
         "exit status 77 and 'no usable CUDA device: ...' with CUDA_VISIBLE_DEVICES=''" \
         "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/nodev.err")" \
         "call lab_pick_device() before any other CUDA call"
+}
+
+# ------------------------------------------------------------ learning from the run
+#
+# Beside the verdicts, two things a student reads, both drawn from the run the
+# checks judged, and neither graded:
+#  - a failed timing or structure check draws the part of the trace it judged
+#    under its expected / seen / hint lines: the check says which part with
+#    draw_on_fail before it judges; say_fail draws it (draw_judged);
+#  - after the checks, "Your run": the figures that answer the lab's "Predict,
+#    then measure" questions. The lab's .bats file defines your_run, which
+#    prints them with your_fig; teardown_file writes them to YOUR_RUN_FILE,
+#    which run-checks names, and run-checks prints them beside the student's
+#    predictions.txt (lib/your-run.awk). checker/README.md, "Predict, then
+#    measure", says what a lab adds.
+#
+# DRAW_WIDTH    columns of a drawing (run-checks sets it from the terminal: 88)
+# DRAW_HEIGHT   its lines at most, header and legend included (16)
+
+# draw_on_fail RUN [WINDOW...]: if this check fails, say_fail draws run RUN's
+# timeline over WINDOW: streamtrace's window words (--window nvtx:issue+gpu,
+# --from MS --to MS), or records: --record SEL K, the Kth record of SEL (a
+# GPU record, an NVTX range, a runtime call); --timed SEL K, the same with
+# the CUDA events around it on its stream (what check_event_time judges);
+# both repeatable, drawn from the first start to the last end, with a margin.
+# No WINDOW: the whole run.
+draw_on_fail() {
+    DRAW_RUN=$1
+    shift
+    DRAW_WINDOW=("$@")
+}
+
+# record_spans RUN HOW SEL K [HOW SEL K]...: "FROM TO" (ms) spanning the Kth
+# record of each SEL (HOW: --record, or --timed with the events around it on
+# its stream); nothing if one is missing.
+record_spans() {
+    local run=$1 lo="" hi="" a b
+    shift
+    while [ $# -ge 3 ]; do
+        a="" b=""
+        if [ "$1" = --timed ]; then
+            read -r a b < <(tq "$run" events "$2" | sed -n "${3}p" | awk -F'\t' '{
+                a = $1; b = $2; f = $(NF - 3); t = $(NF - 2)
+                if (f != "-" && f + 0 < a + 0) a = f
+                if (t != "-" && t + 0 > b + 0) b = t
+                print a, b }')
+        else
+            read -r a b < <(tq "$run" list "$2" | sed -n "${3}p" | awk -F'\t' '{ print $1, $2 }')
+        fi
+        [ -n "$a" ] || return 0
+        lo=$(awk -v x="$a" -v y="${lo:-$a}" 'BEGIN { print (x + 0 < y + 0 ? x : y) }')
+        hi=$(awk -v x="$b" -v y="${hi:-$b}" 'BEGIN { print (x + 0 > y + 0 ? x : y) }')
+        shift 3
+    done
+    [ -n "$lo" ] && echo "$lo $hi"
+}
+
+# draw_window: DRAW_WINDOW as streamtrace's words, one a line: records become
+# --from/--to around them (a tenth of their span either side).
+draw_window() {
+    local w=("${DRAW_WINDOW[@]}") recs=() i span
+    for ((i = 0; i < ${#w[@]}; i++)); do
+        case ${w[i]} in
+            --record|--timed) recs+=("${w[i]}" "${w[i + 1]}" "${w[i + 2]}"); i=$((i + 2)) ;;
+        esac
+    done
+    if [ ${#recs[@]} -eq 0 ]; then
+        [ ${#w[@]} -eq 0 ] || printf '%s\n' "${w[@]}"
+        return 0
+    fi
+    span=$(record_spans "$DRAW_RUN" "${recs[@]}")
+    [ -n "$span" ] || return 0
+    awk -v s="$span" 'BEGIN { split(s, x, " "); m = (x[2] - x[1]) / 10; if (m < 0.01) m = 0.01
+        a = x[1] - m; if (a < 0) a = 0
+        printf "--from\n%.3f\n--to\n%.3f\n", a, x[2] + m }'
+}
+
+# draw_judged: the timeline of DRAW_RUN over its window, DRAW_WIDTH wide, at
+# most DRAW_HEIGHT lines, no colour (it goes into TAP and JUnit reports too;
+# run-checks colours it on a terminal). Each line of the drawing starts with
+# "| ", which run-checks (lib/present.awk) shows indented under the hint. A
+# window that the run lacks (a range not there) gets the whole run.
+draw_judged() {
+    local run=$DRAW_RUN out why="" win=()
+    # a re-run's failure is never shown (second_chance shows the first run's)
+    [[ $run == *.again* ]] && return 0
+    [ -x "$STREAMTRACE" ] && [ -s "$RUNS/$run.trace" ] || return 0
+    mapfile -t win < <(draw_window)
+    st_draw() {
+        (cd "$RUNS" && "$STREAMTRACE" timeline --color never --width "${DRAW_WIDTH:-88}" \
+            --height "${DRAW_HEIGHT:-16}" "$@" "$run.trace" 2>&1)
+    }
+    if ! out=$(st_draw "${win[@]}"); then
+        why=$(head -n 1 <<<"$out")
+        out=$(st_draw) || return 0
+    fi
+    echo "timeline: your run, the part this check judged (make trace draws the whole run)"
+    [ -z "$why" ] || echo "| (the whole run: ${why#streamtrace: })"
+    awk -v f="$run.trace: " 'NR == 1 && index($0, f) == 1 { $0 = "your run: " substr($0, length(f) + 1) }
+        { print "| " $0 }' <<<"$out"
+}
+
+# ran_elsewhere RUN KIND [WINDOW...]: the GPU work of run RUN (in WINDOW,
+# streamtrace's window words) that ran on streams not of KIND (default,
+# created, ...), in words, each kind of work once: "the kernel ran on
+# the legacy default stream; the D2H copy ran on a stream of your own". For a
+# hint that names what the trace shows.
+ran_elsewhere() {
+    local run=$1 kind=$2
+    shift 2
+    { tq "$run" streams gpu "$@" | awk '{ print "S\t" $1 "\t" $2 }'
+      tq "$run" list gpu "$@" | sed 's/^/G\t/'; } |
+        awk -F'\t' -v want="$kind" '
+            $1 == "S" { kind[$2] = $3; next }
+            kind[$6] != want && !seen[$5 $7]++ {
+                w = $5 == "kernel" ? "the kernel" : $5 == "copy" ? "the " $7 " copy" : "a " $5
+                k = kind[$6]
+                if (k == "default") where = "the legacy default stream"
+                else if (k == "created") where = "a stream of your own"
+                else where = "a stream of kind " (k == "" ? "unknown" : k)
+                out = out (out == "" ? "" : "; ") w " ran on " where
+            }
+            END { print out }'
+}
+
+# your_fig NAME VALUE UNIT TEXT: one figure of "Your run" (a lab's your_run
+# prints them): its name in predictions.txt, this run's value (empty: not
+# measured), its unit (x, %, ms, us, GB/s, "of 4"...) and what it is.
+your_fig() {
+    printf '%s\t%s\t%s\t%s\n' "$1" "${2:--}" "$3" "$4"
+}
+
+# your_run_ok RUN: run RUN got far enough to be measured; else print
+# "# not measured: WHY" (run-checks says it) and return 1.
+your_run_ok() {
+    local rc todo why=""
+    rc=$(rc_of "$1")
+    todo=$(grep -m 1 '^TODO(' "$RUNS/$1.err" 2>/dev/null) || true
+    if ! built_ok; then
+        why="the program did not build"
+    elif [ "$rc" = 77 ]; then
+        why="no CUDA device"
+    elif [ -n "$todo" ]; then
+        why="the program stopped at ${todo%% *}"
+    elif [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
+        why="the program $(describe_exit "$rc")"
+    fi
+    [ -z "$why" ] && return 0
+    echo "# not measured: $why"
+    return 1
+}
+
+# ratio A B, pct A B, diff A B: A / B, 100 A / B, A - B (nothing where A or B
+# is missing, or B is 0 for the first two).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b + 0 != 0) printf "%.6g\n", a / b }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b + 0 != 0) printf "%.6g\n", 100 * a / b }'; }
+diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "") printf "%.6g\n", a - b }'; }
+
+# write_your_run (teardown_file): when run-checks asks for it (YOUR_RUN_FILE),
+# the lab's figures. Whatever goes wrong here changes no verdict.
+write_your_run() {
+    [ -n "${YOUR_RUN_FILE:-}" ] && declare -F your_run >/dev/null || return 0
+    (your_run) >"$YOUR_RUN_FILE" 2>/dev/null || true
 }

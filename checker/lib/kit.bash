@@ -186,16 +186,21 @@ tap_failed() { grep -qxF "$2" <(sed -n 's/^not ok [0-9]* //p' "$1"); }
 # $BATS_TEST_TMPDIR/LAB/VARIANT.tap and what run-checks printed in .log.
 # REPLAY_DIR: replay that folder instead of the committed recording. The
 # checker's runs get the seed the recording was made with (its file `seed`).
+# REPLAY_OUT: the folder for the TAP and the log instead of BATS_TEST_TMPDIR
+# (tap_of reads it too); REPLAY_PREDICTIONS: a folder whose LAB.predictions
+# becomes the replayed lab folder's predictions.txt.
 replay_check() {
     local id=${1%%/*} d prog r=${REPLAY_DIR:-$KIT_ROOT/checker/tests/replays/$1} seed=()
-    d="$BATS_TEST_TMPDIR/$1"
+    d="${REPLAY_OUT:-$BATS_TEST_TMPDIR}/$1"
     prog=$(prog_of "$id")
     mkdir -p "$d"
     printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
     ln -sf "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/$prog"
+    [ -z "${REPLAY_PREDICTIONS:-}" ] || [ ! -f "$REPLAY_PREDICTIONS/$id.predictions" ] ||
+        cp "$REPLAY_PREDICTIONS/$id.predictions" "$d/predictions.txt"
     [ -f "$r/seed" ] && seed=(LAB_SEED="$(cat "$r/seed")")
     REPLAY="$r" without_bats_env "${seed[@]}" \
         "$KIT_ROOT/checker/run-checks" --dir "$d" --tap-out "$d.tap" ${2:+--only "$2"} "$id" \
         >"$d.log" 2>&1 || true
 }
-tap_of() { echo "$BATS_TEST_TMPDIR/$1.tap"; }
+tap_of() { echo "${REPLAY_OUT:-$BATS_TEST_TMPDIR}/$1.tap"; }

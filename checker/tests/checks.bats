@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
 # checks.bats -- the shared helpers of the labs' checkers (lib/checks.bash)
 # that decide timing verdicts: the same interval measured twice, and the
-# bounded second chance. No GPU: a stand-in program prints what a lab would.
+# bounded second chance; and what a student reads beside them: the drawing
+# of a failed check, Your run beside predictions.txt (lib/your-run.awk), and
+# run-checks' showing of a drawing (lib/present.awk). No GPU: a stand-in
+# program prints what a lab would.
 
 bats_require_minimum_version 1.5.0
 
@@ -201,4 +204,83 @@ teardown() {
     echo "$output"
     [ "$(rc_of main)" = $((128 + $(kill -l XFSZ))) ]
     [[ $output == *"not checked: the program was stopped: its output passed the limit of 1 MiB (SIGXFSZ)"* ]]
+}
+
+# ------------------------------------------------------------ learning from the run
+
+@test "a failed check draws the part of its run it judged, once, without colour; a re-run's failure is not drawn" {
+    cp "$KIT_ROOT/checker/tests/trace-fixtures/basic.trace" "$RUNS/main.trace"
+    DRAW_WIDTH=60
+    draw_on_fail main --window nvtx:inner
+    run say_fail "this" "that" "a hint"
+    echo "$output"
+    [ "$status" = 1 ]
+    [[ ${lines[3]} == "timeline: your run, the part this check judged"* ]]
+    [[ ${lines[4]} == "| your run: "* ]]
+    [[ ${lines[5]} == "| window nvtx:inner: 3-4 ms" ]]
+    [ "$(grep -c '^timeline:' <<<"$output")" = 1 ]
+    [ "$(grep -c $'\033' <<<"$output")" = 0 ]
+    # every line of the drawing fits the width asked, and is marked
+    [ -z "$(sed -n '5,$p' <<<"$output" | grep -v '^| ')" ]
+    [ -z "$(sed -n '5,$p' <<<"$output" | awk 'length($0) > 62')" ]
+    # records: the 2nd kernel (empty_kernel at 6 ms) with a margin
+    draw_on_fail main --record kernel 2
+    run draw_judged
+    [[ $output == *"| window 5.990 to 6.010 ms"* ]]
+    # a range the run lacks: the whole run, saying why
+    draw_on_fail main --window nvtx:nosuch
+    run draw_judged
+    [[ ${lines[1]} == "| (the whole run: "*nosuch* ]]
+    # second_chance's re-runs are not drawn
+    cp "$RUNS/main.trace" "$RUNS/main.again1.trace"
+    draw_on_fail main.again1
+    run say_fail "this" "that"
+    [ "${#lines[@]}" = 2 ]
+}
+
+# your_block FIGURES [PREDICTIONS]: what run-checks prints as Your run
+your_block() {
+    printf '%b' "$1" >"$BATS_TEST_TMPDIR/figs"
+    local preds=""
+    [ $# -gt 1 ] && { printf '%b' "$2" >"$BATS_TEST_TMPDIR/predictions.txt"; preds=$BATS_TEST_TMPDIR/predictions.txt; }
+    awk -v preds="$preds" -f "$KIT_ROOT/checker/lib/your-run.awk" "$BATS_TEST_TMPDIR/figs"
+}
+
+@test "Your run sets each figure beside its prediction; predictions.txt is read leniently" {
+    local figs='ratio\t50\tx\tthe ratio\nshare\t40\t%\tthe share\ncount\t2\tof 4\tthe count\nrate\t-\tGB/s\tthe rate\n'
+    run your_block "$figs" '# mine\nratio = 100 x   # a guess\nshare=40.5\n\ncount = 3 of 4\nrate = 5\nbogus = 1\nshare is big\nratio = 3 ms\ncount = lots\n'
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ ${lines[0]} == "  Your run (never graded)"* ]]
+    [[ $output == *"ratio"*"50 x"*"you said 100 x: 2 times too high"* ]]
+    [[ $output == *"share"*"40 %"*"you said 40.5 %: about right"* ]]
+    [[ $output == *"count"*"2 of 4"*"you said 3 of 4: 1 too high"* ]]
+    [[ $output == *"rate"*"-"*"you said 5 GB/s: not measured in this run"* ]]
+    [[ $output == *'line 7: no question named "bogus" (this lab'"'"'s: ratio, share, count, rate): skipped'* ]]
+    [[ $output == *'line 8: "share is big" is not "name = number": skipped'* ]]
+    [[ $output == *'line 9: "3 ms": the answer to ratio is in x: skipped'* ]]
+    [[ $output == *'line 10: "lots" is not a number: skipped'* ]]
+    # no file: the figures, what each is, and where the questions are
+    run your_block "$figs"
+    [[ $output == *"share"*"40 %"*"the share"* ]]
+    [[ ${lines[-1]} == *'"Predict, then measure" (predictions.txt).' ]]
+    # nothing measured: nothing, or one line when there are predictions
+    run your_block '# not measured: no CUDA device\n'
+    [ -z "$output" ]
+    run your_block '# not measured: no CUDA device\n' 'ratio = 2\n'
+    [ "$output" = "  Your run: not measured (no CUDA device); your predictions wait for a run that gets there" ]
+}
+
+@test "run-checks shows a drawing indented, coloured only on a terminal that wants colour" {
+    local tap='1..1\nnot ok 1 a check\n# (in test file x.bats, line 1)\n# expected: a\n# seen:     b\n# timeline: your run, the part this check judged\n# | stream 13 |>>##<<|\n# |  thread 1 |[r---]|\n# | legend:  > H2D copy  < D2H copy  # kernel\n'
+    run awk -v color=0 -f "$KIT_ROOT/checker/lib/present.awk" <(printf '%b' "$tap")
+    echo "$output"
+    [[ ${lines[3]} == "          timeline: your run"* ]]
+    [ "${lines[4]}" = "            stream 13 |>>##<<|" ]
+    [ "$(grep -c $'\033' <<<"$output")" = 0 ]
+    run awk -v color=0 -v indent=2 -f "$KIT_ROOT/checker/lib/present.awk" <(printf '%b' "$tap")
+    [ "${lines[4]}" = "  stream 13 |>>##<<|" ]
+    run awk -v color=1 -f "$KIT_ROOT/checker/lib/present.awk" <(printf '%b' "$tap")
+    [[ ${lines[4]} == *$'\033[32m>>\033[0m\033[34m##\033[0m\033[35m<<\033[0m|' ]]
+    [[ ${lines[5]} == *$'\033[90m[r---]\033[0m|' ]]
 }

@@ -127,7 +127,7 @@ handout_lacks() {
     done
 }
 
-@test "make handout leaves out the solutions, the mutants and the kit's self-tests" {
+@test "make handout leaves out the solutions, the mutants and the kit's self-tests, and carries Predict, then measure" {
     cat "$G/handout.log"
     [ "$(cat "$G/handout.rc")" = 0 ]
     local h="$G/handout/cuda-stream-labs" bad=""
@@ -138,7 +138,13 @@ handout_lacks() {
     for p in $(handout_lacks "$h"); do
         bad+=" (missing $p)"
     done
+    # Predict, then measure: the questions, Your run and the drawings travel
+    [ -f "$h/checker/lib/your-run.awk" ] || bad+=" (missing checker/lib/your-run.awk)"
     for id in $(lab_ids); do
+        grep -q '^## Predict, then measure$' "$h/labs/$id/README.md" &&
+            grep -q '^# Predict, then measure$' "$h/slides/$id.md" &&
+            grep -q '^your_run() {$' "$h/checker/$id.bats" &&
+            grep -q 'draw_on_fail ' "$h/checker/$id.bats" || bad+=" (lab $id: no Predict, then measure)"
         cmp -s "$h/labs/$id/$(prog_of "$id").cu" "$KIT_ROOT/labs/$id/$(prog_of "$id").cu" ||
             bad+=" (labs/$id is not the starter)"
     done

@@ -11,6 +11,13 @@
 bats_require_minimum_version 1.5.0
 load ../lib/kit
 
+# A failed check draws the part of its run that it judged; the tests below
+# read the drawn windows' times from the TAP, so the drawings are made wide
+# enough to list every window.
+export DRAW_WIDTH=200
+ST="$KIT_ROOT/checker/trace/streamtrace"
+LEARN="$KIT_ROOT/checker/tests/fixtures/learn"
+
 
 # unexpected TAPFILE LAB: its failed and skipped checks, but for the skips of
 # the runs LAB's file `unrecorded` lists (a checker's run newer than the
@@ -44,24 +51,165 @@ mutants_fail_named() {
     local v bad=""
     for v in "$@"; do
         tap_failed "$(tap_of "$v")" "$(named_check "$v")" ||
-            bad+=$'\n'"$v must fail \"$(named_check "$v")\":"$'\n'"$(sed 's/^/    /' "$BATS_TEST_TMPDIR/$v.log")"
+            bad+=$'\n'"$v must fail \"$(named_check "$v")\":"$'\n'"$(sed 's/^/    /' "${REPLAY_OUT:-$BATS_TEST_TMPDIR}/$v.log")"
     done
     echo "${bad:-$# mutants fail the check each one names}"
     [ -z "$bad" ] && [ $# -gt 0 ]
 }
 
+# The solutions are replayed with a student's predictions.txt beside them
+# (fixtures/learn/LAB.predictions), which must change no verdict; the test
+# after this one reads their "Your run" (REPLAY_OUT: kept for it).
+solutions_out() { echo "$BATS_FILE_TMPDIR/solutions"; }
+
 @test "recorded runs of the solutions pass every check" {
     local v runs bad=""
     runs=$(recorded solution)
-    at_once replay_check $runs
+    REPLAY_OUT=$(solutions_out) REPLAY_PREDICTIONS=$LEARN at_once replay_check $runs
     for v in $runs; do
         # (`! cmd` would not fail a bats test: bash's errexit ignores it)
-        if ! passes_all "$v"; then
-            bad+=$'\n'"$v: the recorded run does not pass every check:"$'\n'"$(cat "$BATS_TEST_TMPDIR/$v.log")"
+        if ! REPLAY_OUT=$(solutions_out) passes_all "$v"; then
+            bad+=$'\n'"$v: the recorded run does not pass every check:"$'\n'"$(cat "$(solutions_out)/$v.log")"
         fi
     done
     echo "${bad:-$(echo $runs | wc -w) recorded solutions pass}"
     [ -z "$bad" ] && [ -n "$runs" ]
+}
+
+# ------------------------------------------------------------ Your run
+
+# q DIR KEY QUESTION...: ask the trace of recorded run KEY in DIR
+q() { local d=$1 k=$2; shift 2; "$ST" query "$d/$k.trace" "$@"; }
+# printed FILE NAME: a figure the recorded program printed
+printed() { awk -v k="$2" '$1 == k && $2 == "=" { print $3; exit }' "$1"; }
+# median: of the numbers on stdin, one a line (the lower of the middle two)
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+# inside DIR KEY RANGE SEL: the `list` lines of SEL starting in the Kth range
+# RANGE#K (default: every one), as "RANGE_NO<TAB>line"
+inside() {
+    { q "$1" "$2" list "nvtx:$3" | sed 's/^/R\t/'; q "$1" "$2" list "$4" | sed 's/^/X\t/'; } |
+        awk -F'\t' '$1 == "R" { n++; a[n] = $2; b[n] = $3; next }
+            { for (i = 1; i <= n; i++) if ($2 + 0 >= a[i] && $2 + 0 <= b[i]) { print i "\t" substr($0, 3); break } }'
+}
+# spans DIR KEY RANGE: for each range RANGE, its GPU work's first start to last end
+spans() {
+    inside "$1" "$2" "$3" gpu | awk -F'\t' '
+        !($1 in lo) || $2 < lo[$1] { lo[$1] = $2 } $3 > hi[$1] { hi[$1] = $3 }
+        END { for (i in lo) print hi[i] - lo[i] }'
+}
+
+# expected LAB DIR: "NAME VALUE" for each figure of the lab's "Your run",
+# computed here from the recorded run in DIR, not by the lab's checker.
+expected() {
+    local d=$2
+    case $1 in
+        01-sync-copy)
+            q "$d" r list gpu | awk -F'\t' -v l="$(printed "$d/r.out" launch_ms)" '
+                $4 == "copy" && $6 == "H2D" && h == "" { h = $3 } $4 == "copy" && $6 == "D2H" { e = $3 }
+                $4 == "kernel" { k[++n] = $3 }
+                END { print "launch_ratio", k[3] / l; print "copy_share", 100 * (h + e) / (h + k[2] + e) }'
+            echo "h2d_gbps $(q "$d" r bandwidth h2d)" ;;
+        02-async-copy)
+            local i0 i1 c0 c1 w1 e
+            read -r i0 i1 < <(q "$d" r list nvtx:issue | cut -f 1,2)
+            read -r c0 c1 < <(q "$d" r list nvtx:cpu_work | cut -f 1,2)
+            w1=$(q "$d" r list nvtx:wait | cut -f 2)
+            e=$(q "$d" r list gpu | awk -F'\t' -v i="$i0" '$1 >= i && $2 > e { e = $2 } END { print e }')
+            echo "issue_ms $(awk -v a="$i0" -v b="$i1" 'BEGIN { print b - a }')"
+            echo "gpu_busy_pct $(q "$d" r overlap nvtx:cpu_work gpu | awk '{ print 100 * $2 }')"
+            awk -v i0="$i0" -v w1="$w1" -v c0="$c0" -v c1="$c1" -v e="$e" \
+                'BEGIN { print "wall_pct", 100 * (w1 - i0) / (c1 - c0 + e - i0) }' ;;
+        03-pinned-memory)
+            echo "pageable_call_ms $(inside "$d" r async_pageable api:cudaMemcpyAsync | cut -f 4)"
+            echo "pinned_call_us $(inside "$d" r async_pinned api:cudaMemcpyAsync | awk -F'\t' '{ print 1000 * $4 }')"
+            awk -v a="$(printed "$d/r.out" pinned_h2d_gbps)" -v b="$(printed "$d/r.out" pageable_h2d_gbps)" \
+                'BEGIN { print "pinned_speedup", a / b }' ;;
+        04-events)
+            awk -v n="$(printed "$d/r.out" host_nosync_ms)" -v k="$(q "$d" r durations kernel:busy_kernel | sed -n 4p)" \
+                -v c="$(printed "$d/r.out" cold_ms)" -v e="$(printed "$d/r.out" event_ms)" \
+                'BEGIN { print "nosync_pct", 100 * n / k; print "cold_extra_ms", c - e }'
+            awk -v p="$(q "$d" r list kernel:producer_kernel | cut -f 2)" -v c="$(q "$d" r list kernel:consumer_kernel | cut -f 1)" \
+                'BEGIN { print "wait_gap_us", 1000 * (c - p) }' ;;
+        05-overlap)
+            local seq pipe bpipe
+            seq=$(spans "$d" r sequential | median) pipe=$(spans "$d" r pipelined | median)
+            bpipe=$(spans "$d" r--order-breadth pipelined | median)
+            awk -v s="$seq" -v p="$pipe" -v b="$bpipe" \
+                'BEGIN { print "speedup", s / p; print "breadth_vs_depth", 100 * (b / p - 1) }'
+            # the stage bound of each pipelined run (its C kernels), with the
+            # stage times of the sequential run before it; the median fraction
+            paste <(inside "$d" r sequential gpu | awk -F'\t' '$5 == "copy" { s[$1, $7] += $4 } $5 == "kernel" { s[$1, "K"] += $4 }
+                        END { for (i = 1; (i, "K") in s; i++) print s[i, "H2D"], s[i, "K"], s[i, "D2H"] }') \
+                  <(inside "$d" r pipelined gpu | awk -F'\t' '$5 == "kernel" { c[$1]++ }
+                        !($1 in lo) || $2 < lo[$1] { lo[$1] = $2 } $3 > hi[$1] { hi[$1] = $3 }
+                        END { for (i = 1; i in c; i++) print c[i], hi[i] - lo[i] }') |
+                awk -v ce="$(q "$d" r meta copy_engines)" '
+                    function max(a, b) { return a > b ? a : b }
+                    { H = $1; K = $2; D = $3; C = $4; P = $5; h = H / C; k = K / C; e = D / C
+                      b = ce >= 2 ? max(max(H + k + e, h + K + e), h + k + D) : max(H + D, h + K + e)
+                      print 100 * b / P }' | median | sed 's/^/bound_pct /' ;;
+        06-lifetime)
+            echo "plain_wrong $(grep -c '^scenario [1-4] .*: WRONG' "$d/r.out")"
+            echo "stress_wrong $(cat "$d"/r--scenario-[1-4].out | grep -c '^scenario [1-4] .*: WRONG')"
+            # the made run's scenario 1: 7 of 8 copies of 0.5 ms alongside a kernel
+            echo "s1_overlap_pct 87.5" ;;
+    esac
+}
+
+# your_run_of LOG: the figures of the Your run block in a log, "NAME VALUE"
+your_run_of() {
+    awk '/^  Your run/ { on = 1; next } on && /^    [a-z0-9_]+ +[-0-9.]+ / { print $1, $2; next } on && !/^    / { on = 0 }' "$1"
+}
+
+# replay_made6 VARIANT [CHECK]: replay lab 06's made run VARIANT (fixtures/learn:
+# lab 06 has no recordings), its stress runs through progs/replay-stress
+replay_made6() {
+    STRESS="$KIT_ROOT/checker/tests/progs/replay-stress" SANITIZER= \
+        REPLAY_DIR="$LEARN/06-lifetime/${1#*/}" replay_check "$@"
+}
+
+# your_run_variants: the runs whose Your run is checked: the recorded
+# solutions (replayed by the test above), and in the whole self-test lab
+# 06's made starter (fixtures/learn/make-06-lifetime.py: lab 06 has no
+# recordings), wrong in 2 scenarios plainly and in 4 under stress.
+your_run_variants() { recorded solution; ! kit_full || echo 06-lifetime/starter; }
+
+@test "each lab's Your run shows what its run did, beside the student's predictions" {
+    local v lab log tap bad="" name want got line
+    ! kit_full || REPLAY_OUT=$(solutions_out) REPLAY_PREDICTIONS=$LEARN replay_made6 06-lifetime/starter
+    for v in $(your_run_variants); do
+        lab=${v%%/*} log="$(solutions_out)/$v.log" tap="$(solutions_out)/$v.tap"
+        if [ ! -s "$log" ]; then
+            REPLAY_OUT=$(solutions_out) REPLAY_PREDICTIONS=$LEARN replay_check "$v"
+        fi
+        local d="$KIT_ROOT/checker/tests/replays/$v"
+        [ "$lab" = 06-lifetime ] && d="$LEARN/06-lifetime/starter"
+        while read -r name want; do
+            got=$(your_run_of "$log" | awk -v n="$name" '$1 == n { print $2 }')
+            # printed with 3 significant digits
+            is_close() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; a = w < 0 ? -w : w
+                exit !(g != "" && d <= 0.006 * a + 0.0005) }'; }
+            is_close "$got" "$want" || bad+=$'\n'"$v: $name = ${got:-nothing} in Your run, the recording gives $want"
+        done < <(expected "$lab" "$d")
+        # the questions the README asks are the figures Your run shows
+        local asked shown
+        asked=$(sed -n '/^## Predict, then measure/,/^## /p' "$KIT_ROOT/labs/$lab/README.md" |
+            sed -n 's/^| `\([a-z0-9_]*\)` |.*/\1/p' | sort | tr '\n' ' ')
+        shown=$(your_run_of "$log" | awk '{ print $1 }' | sort | tr '\n' ' ')
+        [ -n "$asked" ] && [ "$asked" = "$shown" ] ||
+            bad+=$'\n'"$v: the README asks about ${asked:-nothing}, Your run shows ${shown:-nothing}"
+        # every prediction was answered where given, the bad line named, and
+        # nothing of it went into the TAP (no verdict, no report)
+        grep -q '^    [a-z0-9_]* .* you said .*: \(about right\|.* times too \(high\|low\)\|.* too \(high\|low\)\)' "$log" ||
+            bad+=$'\n'"$v: no \"you said ...: ... too high/low\" in Your run"
+        grep -q '^    predictions.txt line [0-9]*: .*: skipped$' "$log" ||
+            bad+=$'\n'"$v: the bad line of predictions.txt not named"
+        ! grep -q 'Your run\|you said\|predictions.txt' "$tap" || bad+=$'\n'"$v: Your run in the TAP"
+    done
+    [ -z "$bad" ] || { echo "$bad"; for v in $(your_run_variants); do
+        sed -n '/Your run/,/^$/p' "$(solutions_out)/$v.log"; done; return 1; }
+    echo "$(your_run_variants | wc -l) runs: each Your run as its trace says"
+    kit_full || echo "(lab 06's made run: make test-all)"
 }
 
 @test "recorded runs of the starters fail" {
@@ -77,15 +225,109 @@ mutants_fail_named() {
 }
 
 # first_mutants / other_mutants: the first recorded mutant of each lab (by
-# name), and all the others.
+# name), and all the others. mutants_out: where the first ones' replays are
+# kept, for the test of the drawings.
+mutants_out() { echo "$BATS_FILE_TMPDIR/mutants"; }
 first_mutants() { recorded 'mut-*' | awk -F/ '!seen[$1]++'; }
 other_mutants() { recorded 'mut-*' | awk -F/ 'seen[$1]++'; }
 
 @test "a recorded mutant of each lab fails the check it names" {
     local runs
     runs=$(first_mutants)
-    at_once replay_named $runs
-    mutants_fail_named $runs
+    REPLAY_OUT=$(mutants_out) at_once replay_named $runs
+    REPLAY_OUT=$(mutants_out) mutants_fail_named $runs
+}
+
+# ------------------------------------------------------------ failure drawings
+
+# drawn_windows TAP: the windows a failed check drew, "FROM TO" (ms) a line,
+# from its "window ...: A-B, C-D ms" line; "0 1e99" for the whole run;
+# nothing when nothing was drawn
+drawn_windows() {
+    grep -q '^# timeline: ' "$1" || return 0
+    grep -m 1 '^# | window ' "$1" | sed 's/.*: //; s/ ms$//' | tr ',' '\n' |
+        awk '{ split($1, x, "-"); print x[1], x[2] }'
+    grep -q '^# | window ' "$1" || echo "0 1e99"
+}
+
+# judged VARIANT: "KEY CHECK" of the mutant's failed check (KEY: the run it
+# judged), then the records it judged, "START END" a line, from the recording
+# (not from the checker): one mutant for each kind of timing or structure check
+judged() {
+    local d="$KIT_ROOT/checker/tests/replays/$1" i0
+    case $1 in
+        01-sync-copy/mut-d2h-elements)              # bytes: the D2H copy
+            q "$d" r list d2h | cut -f 1,2 ;;
+        01-sync-copy/mut-kernel-time-no-sync)       # an event time: the kernel and its events
+            q "$d" r events kernel | sed -n 2p | awk -F'\t' '{ print $1, $2; print $(NF - 3), $(NF - 2) }' ;;
+        02-async-copy/mut-kernel-default-stream)    # streams: the measured run's work
+            i0=$(q "$d" r list nvtx:issue | cut -f 1)
+            q "$d" r list gpu | awk -F'\t' -v i="$i0" '$1 >= i { print $1, $2 }' ;;
+        03-pinned-memory/mut-gbps-in-mib)           # a table of event times: the series' copies
+            inside "$d" r pageable copy | cut -f 2,3 ;;
+        03-pinned-memory/mut-pinned-with-malloc)    # a memory kind: the pinned series and its call
+            { inside "$d" r pinned copy; inside "$d" r async_pinned copy; } | cut -f 2,3 ;;
+        04-events/mut-device-sync-instead-of-wait)  # a host wait between two launches
+            { q "$d" r list kernel:producer_kernel; q "$d" r list kernel:consumer_kernel
+              q "$d" r list api:cudaDeviceSynchronize | tail -n 1; } | cut -f 1,2 ;;
+        04-events/mut-no-stream-wait)               # an order
+            { q "$d" r list kernel:producer_kernel; q "$d" r list kernel:consumer_kernel; } | cut -f 1,2 ;;
+        05-overlap/mut-breadth-sync-between-stages) # the stage bound: the last pipelined run
+            inside "$d" r--order-breadth pipelined gpu | awk -F'\t' '{ n[NR] = $1; l[NR] = $2 " " $3 }
+                END { for (i = 1; i <= NR; i++) if (n[i] == n[NR]) print l[i] }' ;;
+        05-overlap/mut-kernel-default-stream)       # an overlap: the last pipelined run's H2D and kernels
+            inside "$d" r pipelined gpu | awk -F'\t' '{ n[NR] = $1; l[NR] = $2 " " $3; k[NR] = $5 $7 }
+                END { for (i = 1; i <= NR; i++) if (n[i] == n[NR] && k[i] != "copyD2H") print l[i] }' ;;
+        06-lifetime/mut-s1-wait-for-kernels)        # lab 06's overlap: scenario 1's copies and kernels
+            d="$LEARN/06-lifetime/mut-s1-wait-for-kernels"
+            { inside "$d" r "scenario 1" h2d; inside "$d" r "scenario 1" kernel; } | cut -f 2,3 ;;
+    esac
+}
+# drawn_mutants: the first recorded mutant of each lab (replayed by the test
+# above) and lab 06's made one; in the whole self-test, one more of each
+# kind of check.
+drawn_mutants() {
+    first_mutants
+    echo 06-lifetime/mut-s1-wait-for-kernels
+    kit_full || return 0
+    echo 01-sync-copy/mut-kernel-time-no-sync 03-pinned-memory/mut-pinned-with-malloc \
+        04-events/mut-no-stream-wait 05-overlap/mut-kernel-default-stream
+}
+
+# replay_drawn VARIANT: replay a mutant's named check (the first mutants'
+# replays of the test above are used as they are)
+replay_drawn() {
+    [ -s "$(tap_of "$1")" ] && return 0
+    case $1 in
+        06-lifetime/*) replay_made6 "$1" "$(named_check "$1")" ;;
+        *) replay_named "$1" ;;
+    esac
+}
+
+@test "a failed check draws the part of the run that holds the records it judged" {
+    local v bad="" n=0 a b inwin
+    REPLAY_OUT=$(mutants_out) at_once replay_drawn $(drawn_mutants)
+    for v in $(drawn_mutants); do
+        local tap
+        tap=$(REPLAY_OUT=$(mutants_out) tap_of "$v")
+        REPLAY_OUT=$(mutants_out) tap_failed "$tap" "$(named_check "$v")" ||
+            { bad+=$'\n'"$v: did not fail \"$(named_check "$v")\""; continue; }
+        [ -n "$(drawn_windows "$tap")" ] || { bad+=$'\n'"$v: nothing drawn"; continue; }
+        [ -n "$(judged "$v")" ] || { bad+=$'\n'"$v: no records judged?"; continue; }
+        # every record judged lies inside a drawn window (0.001 ms: rounding)
+        inwin=$( { drawn_windows "$tap" | sed 's/^/W /'; judged "$v" | sed 's/^/R /'; } | awk '
+            $1 == "W" { n++; a[n] = $2; b[n] = $3; next }
+            { r++; for (i = 1; i <= n; i++) if ($2 >= a[i] - 0.001 && $3 <= b[i] + 0.001) { ok++; break }
+              if (i > n && !shown++) print "record " $2 "-" $3 " ms outside" }
+            END { if (!shown) print "all " r " inside" }')
+        [[ $inwin == all* ]] || bad+=$'\n'"$v: $inwin the drawn window(s) $(drawn_windows "$tap" | tr '\n' ' ')"
+        # the drawing is in the TAP's comments, never on an ok / not ok line
+        ! grep -q '^\(not \)\?ok .*|' "$tap" || bad+=$'\n'"$v: a drawing on a TAP result line"
+        n=$((n + 1))
+    done
+    [ -z "$bad" ] || { echo "wrong:$bad"; return 1; }
+    echo "$n failed checks: each drawing holds the records its check judged"
+    kit_full || echo "(one more mutant of each other kind of check: make test-all)"
 }
 
 @test "every other recorded mutant fails the check it names" {

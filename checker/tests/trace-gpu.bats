@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # trace-gpu.bats -- the trace tool on a real GPU: capture trace-progs/known.cu,
-# whose structure is known, and lab 01's solution; the tool must report
-# exactly that structure. Skipped, with the reason, where there is no nvcc,
-# no CUPTI or no CUDA device (known.cu exits 77 then).
+# kinds.cu and peers.cu, whose structure is known, and lab 01's solution; the
+# tool must report exactly that structure. Skipped, with the reason, where
+# there is no nvcc, no CUPTI or no CUDA device (known.cu exits 77 then);
+# peers.cu's tests need two GPUs.
 
 bats_require_minimum_version 1.5.0
 
@@ -34,10 +35,18 @@ setup_file() {
 		esac
 	fi
 	if [ -z "$why" ]; then
-		local rrc=0
+		local rrc=0 p
 		timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/known.trace" \
 			-- "$d/known" >"$d/run.out" 2>&1 || rrc=$?
 		echo "$rrc" >"$d/run.rc"
+		for p in kinds peers; do
+			rrc=0
+			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/trace-progs/$p.cu" \
+				>"$d/$p.out" 2>&1 &&
+				timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/$p.trace" \
+					-- "$d/$p" >"$d/$p.out" 2>&1 || rrc=$?
+			echo "$rrc" >"$d/$p.rc"
+		done
 	fi
 	printf '%s' "$why" >"$d/skip"
 }
@@ -69,7 +78,7 @@ q() {
 	q count h2d --mem PAGEABLE;                  [ "$output" = 1 ]
 	q count h2d --mem PAGEABLE --stream default; [ "$output" = 1 ]
 	q streams h2d --mem PAGEABLE
-	[[ "$output" =~ ^[0-9]+\ default$ ]]
+	[[ "$output" =~ ^[0-9]+\ default\ 0\ -$ ]]
 }
 
 @test "the pinned H2D copies ran on the two streams the program created" {
@@ -77,7 +86,7 @@ q() {
 	[ "$output" = $((2 * COPIES)) ] || { echo "expected $((2 * COPIES))"; false; }
 	q streams h2d --mem PINNED
 	[ "${#lines[@]}" -eq 2 ]
-	[[ "${lines[0]}" == *" created" && "${lines[1]}" == *" created" ]]
+	[[ "${lines[0]}" == *" created 0 blocking" && "${lines[1]}" == *" created 0 blocking" ]]
 	q count h2d --mem PINNED --stream default; [ "$output" = 0 ]
 }
 
@@ -148,10 +157,95 @@ assert hit
 	run -0 timeout 120 "$ST" run -o lab01.trace -- "$lab/sync_copy"
 	echo "$output"
 	run -0 "$ST" query lab01.trace streams gpu; echo "$output"
-	[[ "$output" =~ ^[0-9]+\ default$ ]]
+	[[ "$output" =~ ^[0-9]+\ default\ 0\ -$ ]]
 	run -0 "$ST" query lab01.trace order h2d kernel; echo "$output"; [ "$output" = before ]
 	run -0 "$ST" query lab01.trace order kernel d2h; echo "$output"; [ "$output" = before ]
 	run -0 "$ST" query lab01.trace overlap copy kernel; echo "$output"
 	[ "$output" = "0.000000 0.0000 0.0000" ]
 	run -0 "$ST" query lab01.trace dropped; echo "$output"; [ "$output" = 0 ]
+}
+
+# ---------------------------------------------------------------- kinds.cu, peers.cu
+
+# ran NAME: NAME's capture exited 0 (its output shown), or skip with its own
+# reason when it exited 77 (peers.cu on one GPU).
+ran() {
+	local rc
+	rc=$(cat "$BATS_FILE_TMPDIR/$1.rc")
+	cat "$BATS_FILE_TMPDIR/$1.out"
+	[ "$rc" != 77 ] || skip "needs 2 GPUs: $(tail -n 1 "$BATS_FILE_TMPDIR/$1.out")"
+	[ "$rc" = 0 ]
+	K="$BATS_FILE_TMPDIR/$1.trace"
+}
+
+# overlap_ms A B: the overlap in ms of two "START END" intervals.
+overlap_ms() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		lo = x[1] > y[1] ? x[1] : y[1]; hi = x[2] < y[2] ? x[2] : y[2]
+		printf "%.6f\n", (hi > lo ? hi - lo : 0) }'
+}
+
+@test "kinds.cu: two host threads' kernels ran on their own per-thread default streams, at once" {
+	ran kinds
+	run -0 "$ST" query "$K" streams kernel --window nvtx:worker; echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[0]} == *" per-thread 0 blocking" && ${lines[1]} == *" per-thread 0 blocking" ]]
+	# each kernel on its stream was queued by its own thread
+	run -0 "$ST" query "$K" list kernel --stream per-thread; echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	local s1 s2 t1 t2
+	s1=$(cut -f 5 <<<"${lines[0]}") s2=$(cut -f 5 <<<"${lines[1]}")
+	t1=$(cut -f 10 <<<"${lines[0]}") t2=$(cut -f 10 <<<"${lines[1]}")
+	[ "$s1" != "$s2" ] && [ "$t1" != "$t2" ] && [ "$t1" != - ] && [ "$t2" != - ]
+	run -0 overlap_ms "$(cut -f 1,2 <<<"${lines[0]}" | tr '\t' ' ')" "$(cut -f 1,2 <<<"${lines[1]}" | tr '\t' ' ')"
+	echo "overlap $output ms"
+	awk -v x="$output" 'BEGIN { exit !(x > 0) }'
+	run -0 "$ST" timeline --color never --width 120 "$K"; echo "$output"
+	[[ $output == *"thread 2 default"* && $output == *"thread 3 default"* ]]
+}
+
+@test "kinds.cu: the blocking stream waited for the legacy kernel, the non-blocking one did not" {
+	ran kinds
+	local legacy blocking nb
+	legacy=$("$ST" query "$K" list kernel --stream default | cut -f 1,2 | tr '\t' ' ')
+	run -0 "$ST" query "$K" streams kernel --window nvtx:kinds; echo "$output"
+	[[ $output == *" default 0 -"* && $output == *" created 0 blocking"* &&
+		$output == *" created 0 non-blocking"* ]]
+	blocking=$("$ST" query "$K" list kernel --stream blocking --window nvtx:kinds | cut -f 1,2 | tr '\t' ' ')
+	nb=$("$ST" query "$K" list kernel --stream non-blocking | cut -f 1,2 | tr '\t' ' ')
+	echo "legacy $legacy; blocking $blocking; non-blocking $nb"
+	[ "$(overlap_ms "$legacy" "$blocking")" = 0.000000 ]
+	awk -v x="$(overlap_ms "$legacy" "$nb")" 'BEGIN { exit !(x > 0) }'
+}
+
+@test "peers.cu: a peer copy staged through the host is one record, as long as its events say" {
+	ran peers
+	run -0 "$ST" query "$K" devices; echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 "$ST" query "$K" count p2p:host; echo "$output"; [ "$output" = 1 ]
+	# no leg of it is left as a D2H or H2D between device memories
+	run -0 "$ST" query "$K" count copy --mem DEVICE; echo "$output"; [ "$output" = 2 ]
+	run -0 "$ST" query "$K" events p2p:host; echo "$output"
+	local dur w inside printed
+	dur=$(cut -f 3 <<<"$output") w=$(cut -f 13 <<<"$output") inside=$(cut -f 14 <<<"$output")
+	printed=$(awk '$1 == "staged_ms" { print $3 }' "$BATS_FILE_TMPDIR/peers.out")
+	echo "traced $dur ms, events $w ms apart around $inside records, printed $printed"
+	[ "$inside" = 1 ]
+	[ "$(cut -f 9 <<<"$output")" = 0 ]
+	# the events bracket the copy alone: the copy is most of that time
+	awk -v d="$dur" -v w="$w" -v p="$printed" 'BEGIN { exit !(d >= 0.9 * w && d <= w + 0.001 &&
+		p >= w - (0.005 * w + 0.1) && p <= w + 0.005 * w + 0.1) }'
+}
+
+@test "peers.cu: with peer access on the copy goes device to device" {
+	ran peers
+	run -0 "$ST" query "$K" count p2p:direct; echo "$output"; [ "$output" = 1 ]
+	run -0 "$ST" query "$K" events p2p:direct; echo "$output"
+	local dur w
+	dur=$(cut -f 3 <<<"$output") w=$(cut -f 13 <<<"$output")
+	awk -v d="$dur" -v w="$w" 'BEGIN { exit !(d > 0 && d <= w + 0.001) }'
+	run -0 "$ST" timeline --color never --width 120 "$K"; echo "$output"
+	[[ $output == *"dev 0 "* && $output == *"dev 1 "* ]]
+	run -0 "$ST" summary "$K"; echo "$output"
+	grep -Eq '^P2P direct +1 ' <<<"$output" && grep -Eq '^P2P via host +1 ' <<<"$output"
 }

@@ -149,10 +149,10 @@ lesson() {
 
 @test "streams says which streams carried the work and what they are" {
 	run -0 "$ST" query "$B" streams gpu; echo "$output"
-	expect "$(printf '7 default\n13 created\n14 created')"
-	run -0 "$ST" query "$B" streams h2d --mem PINNED; echo "$output"; expect "14 created"
+	expect "$(printf '7 default 0 -\n13 created 0 -\n14 created 0 -')"
+	run -0 "$ST" query "$B" streams h2d --mem PINNED; echo "$output"; expect "14 created 0 -"
 	# the context sync has no stream; the stream sync is on 14
-	run -0 "$ST" query "$B" streams sync; echo "$output"; expect "14 created"
+	run -0 "$ST" query "$B" streams sync; echo "$output"; expect "14 created 0 -"
 }
 
 @test "overlap measures the intersection of two unions and its fractions" {
@@ -179,9 +179,9 @@ lesson() {
 @test "list prints one tab-separated line per record, times from the first record" {
 	# the first record is the cudaMemcpy call at 0 ns
 	run -0 "$ST" query "$B" list h2d; echo "$output"
-	expect "$(printf '1.000000\t3.000000\t2.000000\tcopy\t7\tH2D\t2000000\tPAGEABLE\n4.000000\t5.000000\t1.000000\tcopy\t14\tH2D\t1000000\tPINNED\n5.000000\t6.500000\t1.500000\tcopy\t14\tH2D\t3000000\tPINNED')"
+	expect "$(printf '1.000000\t3.000000\t2.000000\tcopy\t7\tH2D\t2000000\tPAGEABLE\t0\t100\n4.000000\t5.000000\t1.000000\tcopy\t14\tH2D\t1000000\tPINNED\t0\t100\n5.000000\t6.500000\t1.500000\tcopy\t14\tH2D\t3000000\tPINNED\t0\t100')"
 	run -0 "$ST" query "$B" list kernel:empty; echo "$output"
-	expect "$(printf '6.000000\t6.000000\t0.000000\tkernel\t14\tempty_kernel()\t-\t-')"
+	expect "$(printf '6.000000\t6.000000\t0.000000\tkernel\t14\tempty_kernel()\t-\t-\t0\t100')"
 }
 
 @test "meta and dropped read the trace's own facts" {
@@ -205,6 +205,173 @@ lesson() {
 
 # ---------------------------------------------------------------- bad input
 
+# ---------------------------------------------------------------- format 2
+#
+# devices2.trace (format 2), in ms: device 0: work on per-thread 15 [1,4]
+# (thread 200), per-thread 16 [2,5] (thread 300), legacy 7 [6,8],
+# non-blocking 14 [6.5,7.5], blocking 13 [8,9] and a direct P2P 0->1 on 13
+# [9,9.5] (1e6 bytes); device 1: legacy 17 [1,3], created 25: H2D [0.5,1],
+# kernel [3,4], a P2P 1->0 staged through the host [10,12] (2e6 bytes), an
+# event at 12. Thread 100 queued all but the first two kernels.
+
+@test "format 2: every record names its device, and devices are declared" {
+	F="$FX/devices2.trace"
+	run -0 "$ST" query "$F" devices; echo "$output"
+	expect "$(printf '0 2 8 Test GPU\n1 2 8 Test GPU')"
+	# device 0: 5 kernels and the direct P2P; device 1: a kernel on 17, one
+	# on 25, the H2D and the staged P2P (its source is device 1)
+	run -0 "$ST" query "$F" count gpu --device 0; echo "$output"; expect 6
+	run -0 "$ST" query "$F" count gpu --device 1; echo "$output"; expect 4
+	run -0 "$ST" query "$F" count event --device 1; echo "$output"; expect 1
+	run -0 "$ST" query "$F" list h2d; echo "$output"
+	expect "$(printf '0.500000\t1.000000\t0.500000\tcopy\t25\tH2D\t500000\tPINNED\t1\t100')"
+	# format 1 is read as one device, 0
+	run -0 "$ST" query "$B" devices; echo "$output"; expect "0 2 -1 Test GPU"
+	run -0 "$ST" query "$B" count gpu --device 0; echo "$output"; expect 8
+	run -2 "$ST" query "$F" count gpu --device one; echo "$output"
+	[[ $output == *"--device takes a device number"* ]]
+}
+
+@test "format 2: streams are legacy, per-thread, created blocking or not, or internal" {
+	F="$FX/devices2.trace"
+	run -0 "$ST" query "$F" streams gpu; echo "$output"
+	expect "$(printf '7 default 0 -\n13 created 0 blocking\n14 created 0 non-blocking\n15 per-thread 0 blocking\n16 per-thread 0 blocking\n17 default 1 -\n25 created 1 blocking')"
+	run -0 "$ST" query "$F" count kernel --stream per-thread; echo "$output"; expect 2
+	run -0 "$ST" query "$F" count kernel --stream default; echo "$output"; expect 2
+	run -0 "$ST" query "$F" count kernel --stream created; echo "$output"; expect 3
+	run -0 "$ST" query "$F" count kernel --stream non-blocking; echo "$output"; expect 1
+	# blocking: 13, 15, 16 and 25 (the legacy streams are neither)
+	run -0 "$ST" query "$F" count kernel --stream blocking; echo "$output"; expect 4
+	run -0 "$ST" query "$F" count kernel --stream per-thread --device 1; echo "$output"; expect 0
+	# the legacy kernel [6,8] and the non-blocking one [6.5,7.5] overlap
+	run -0 "$ST" query "$F" overlap kernel:spin kernel:spin --stream non-blocking; echo "$output"
+	expect "1.000000 1.0000 1.0000"
+	run -2 "$ST" query "$F" count gpu --stream sideways; echo "$output"
+	[[ $output == *"per-thread, created"* ]]
+}
+
+@test "format 2: each GPU record names the host thread that queued it" {
+	F="$FX/devices2.trace"
+	run -0 "$ST" query "$F" list kernel --stream per-thread; echo "$output"
+	expect "$(printf '1.000000\t4.000000\t3.000000\tkernel\t15\twork(unsigned int*)\t-\t-\t0\t200\n2.000000\t5.000000\t3.000000\tkernel\t16\twork(unsigned int*)\t-\t-\t0\t300')"
+	run -0 "$ST" query "$F" count kernel --thread 100; echo "$output"; expect 5
+	# a thread's own calls and ranges count too
+	run -0 "$ST" query "$F" count api --thread 200; echo "$output"; expect 1
+	run -0 "$ST" query "$F" count nvtx:worker --thread 300; echo "$output"; expect 1
+	# the two threads' kernels overlap [2, 4]: 2 ms
+	run -0 "$ST" query "$F" union kernel --thread 200; echo "$output"; expect 3.000000
+}
+
+@test "format 2: peer copies say whether they went directly or through the host" {
+	F="$FX/devices2.trace"
+	run -0 "$ST" query "$F" count p2p; echo "$output"; expect 2
+	run -0 "$ST" query "$F" count p2p:direct; echo "$output"; expect 1
+	run -0 "$ST" query "$F" bytes p2p:host; echo "$output"; expect 2000000
+	# 2e6 bytes in 2 ms = 1 GB/s
+	run -0 "$ST" query "$F" bandwidth p2p:host; echo "$output"; expect 1.000
+	run -0 "$ST" query "$F" events p2p:host; echo "$output"
+	expect "$(printf '10.000000\t12.000000\t2.000000\tcopy\t25\tP2P\t2000000\tDEVICE\t1\t100\t-\t12.000000\t-\t-')"
+	run -0 "$ST" summary "$F"; echo "$output"
+	grep -Eq '^P2P direct +1 +1000000 +0\.500000 +2\.000$' <<<"$output"
+	grep -Eq '^P2P via host +1 +2000000 +2\.000000 +1\.000$' <<<"$output"
+	run -2 "$ST" query "$F" count p2p:nvlink
+}
+
+@test "format 2: lanes are grouped by device and named by their kind" {
+	F="$FX/devices2.trace"
+	run -0 "$ST" timeline --width 100 --color never "$F"; echo "$output"
+	# device 0's lanes, then device 1's; the per-thread streams by their
+	# threads' numbers (100 is thread 1: its range starts first)
+	local labels
+	labels=$(awk -F'|' 'NF > 2 { gsub(/^ +| +$/, "", $1); if ($1 != "") print $1 }' <<<"$output" | head -n 7 | paste -sd, -)
+	echo "$labels"
+	[ "$labels" = "dev 0 default,dev 0 thread 2 default,dev 0 thread 3 default,dev 0 stream 14 nb,dev 0 stream 13,dev 1 default,dev 1 stream 25" ]
+	[[ ${lines[0]} == *"2 x Test GPU, 2 copy engines each"* ]]
+	run -0 "$ST" summary "$F"; echo "$output"
+	grep -Eq '^dev 0 thread 2 default +0 +1 +0 +3\.000000 1\.0000$' <<<"$output"
+	# one device: no "dev N"
+	run -0 "$ST" timeline --width 100 "$B"
+	[[ $output != *"dev 0"* ]]
+}
+
+@test "format 2: the JSON has a GPU process per device, its streams named by kind" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	J="$BATS_TEST_TMPDIR/devices2.json"
+	run -0 "$ST" json "$FX/devices2.trace" -o "$J"
+	run -0 python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+print(procs)
+assert procs[1] == "GPU 0: Test GPU" and procs[11] == "GPU 1: Test GPU" and procs[2] == "Host"
+names = {(e["pid"], e["args"]["name"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+for want in [(1, "per-thread stream 15"), (1, "created non-blocking stream 14"),
+             (1, "default stream 7"), (11, "default stream 17"), (11, "created stream 25")]:
+    assert want in names, (want, names)
+x = [e for e in ev if e["ph"] == "X" and e["cat"] == "copy"]
+assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 1 to 0 host"], x
+' "$J"
+	echo "$output"
+	run -0 json_ok "$J"
+}
+
+@test "format 2: a malformed line names what is wrong" {
+	local bad="$BATS_TEST_TMPDIR/bad.trace"
+	printf 'streamtrace 2\ncopy\t1\t2\t0\t7\tP2P\t10\tDEVICE\tDEVICE\t1\t1\t-\t3\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"bad.trace:2: not a streamtrace record"*"P2P copy needs VIA"* ]]
+	printf 'streamtrace 2\nkernel\t1\t2\t7\t1,1,1\t1,1,1\t3\tk\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"wrong number of fields"* ]]
+	printf 'streamtrace 2\nstream\t7\tdefault\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"bad stream line"* ]]
+	printf 'streamtrace 2\ndevice\tzero\t3\t132\tX\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"bad device line"* ]]
+}
+
+# kinds-h100.trace: kinds.cu (trace-progs/) captured on an H100. Kernels, in ms
+# from the first one's start (ns in the file less 1795493204687135157):
+#   thread 2's  [0, 10.001287]         stream 13 per-thread (thread 4039843840)
+#   thread 3's  [1.647361, 11.648552]  stream 14 per-thread (thread 4048236544)
+#   legacy      [11.939982, 31.941402] stream 7 default
+#   blocking    [31.942458, 41.943585] stream 15 created blocking
+#   non-blocking [11.973966, 21.975124] stream 16 created non-blocking
+# so the two per-thread kernels overlap 8.353926 ms; the blocking kernel
+# starts 0.001056 ms after the legacy one ends; the non-blocking one lies
+# inside it (0.033984 after its start, 9.966278 before its end). NVTX: two
+# "worker" ranges, one "kinds" range over the rest.
+@test "format 2, captured on an H100: per-thread, blocking and non-blocking streams" {
+	F="$FX/kinds-h100.trace"
+	run -0 "$ST" query "$F" streams kernel; echo "$output"
+	expect "$(printf '%s\n' '7 default 0 -' '13 per-thread 0 blocking' '14 per-thread 0 blocking' \
+		'15 created 0 blocking' '16 created 0 non-blocking')"
+	run -0 "$ST" query "$F" streams kernel --window nvtx:worker; echo "$output"
+	expect "$(printf '%s\n' '13 per-thread 0 blocking' '14 per-thread 0 blocking')"
+	# each per-thread kernel queued by its own host thread
+	run -0 "$ST" query "$F" list kernel --stream per-thread; echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(cut -f 5,10 <<<"${lines[0]}")" = "$(printf '13\t4039843840')" ]
+	[ "$(cut -f 5,10 <<<"${lines[1]}")" = "$(printf '14\t4048236544')" ]
+	# they overlap: the union of the two is shorter than their sum by 8.353926
+	run -0 "$ST" query "$F" union kernel --stream per-thread; echo "$output"
+	expect 11.648552
+	# the blocking kernel starts after the legacy one ends, the non-blocking one inside it
+	local legacy blocking nb
+	legacy=$("$ST" query "$F" list kernel --stream default | cut -f 1,2)
+	blocking=$("$ST" query "$F" list kernel --stream blocking --window nvtx:kinds | cut -f 1,2)
+	nb=$("$ST" query "$F" list kernel --stream non-blocking | cut -f 1,2)
+	echo "legacy $legacy; blocking $blocking; non-blocking $nb"
+	run -0 awk -F'\t' -v l="$legacy" -v b="$blocking" -v n="$nb" 'BEGIN {
+		split(l, L); split(b, B); split(n, N)
+		printf "%.6f %.6f %.6f\n", B[1] - L[2], N[1] - L[1], L[2] - N[2] }'
+	expect "0.001056 0.033984 9.966278"
+	run -0 "$ST" timeline --color never --width 100 "$F"; echo "$output"
+	[[ $output == *"thread 2 default |"* && $output == *"thread 3 default |"* &&
+		$output == *"stream 16 nb |"* && $output == *"      stream 15 |"* ]]
+}
+
 @test "a garbage line is reported once, with its file and line" {
 	run -3 --separate-stderr "$ST" query "$FX/garbage.trace" count gpu
 	echo "stderr: $stderr"
@@ -218,7 +385,7 @@ lesson() {
 	expect "$FX/badheader.trace: not a streamtrace file"
 	run -3 "$ST" summary /dev/null; echo "$output"
 	run -3 "$ST" timeline "$FX/newer.trace"; echo "$output"
-	[[ "$output" == *"format 2"* ]]
+	[[ "$output" == *"format 3"* ]]
 	run -3 "$ST" summary "$FX/no-such-file.trace"; echo "$output"
 }
 
@@ -349,7 +516,8 @@ for path in sys.argv[1:]:
     names, sort, used, tracks = {}, {}, set(), {}
     ns = lambda us: round(us * 1000)
     for e in ev:
-        assert e["ph"] in ("M", "X", "i") and e["pid"] in (1, 2), e
+        # pid 1 device 0's GPU (or the one device), 2 the host, 10 + d device d
+        assert e["ph"] in ("M", "X", "i") and (e["pid"] in (1, 2) or e["pid"] > 10), e
         assert isinstance(e["tid"], int) and isinstance(e["name"], str), e
         k = (e["pid"], e["tid"])
         if e["ph"] == "M":
@@ -369,9 +537,10 @@ for path in sys.argv[1:]:
         if e["cat"] == "nvtx":
             assert e["pid"] == 2 and names[k].endswith(": NVTX"), e
     assert not used - set(names), (path, "tracks without a name", used - set(names))
-    gpu = [n for _, n in sorted((sort[k], names[k]) for k in names if k[0] == 1)]
-    key = [(not n.startswith("default"), int(n.split()[-1])) for n in gpu]
-    assert key == sorted(key), (path, gpu)
+    for pid in {k[0] for k in names if k[0] != 2}:
+        gpu = [n for _, n in sorted((sort[k], names[k]) for k in names if k[0] == pid)]
+        key = [(not n.startswith("default"), int(n.split()[-1])) for n in gpu]
+        assert key == sorted(key), (path, gpu)
     for k, v in tracks.items():
         v.sort(key=lambda s: (s[0], -s[1]))
         stack = []
@@ -483,7 +652,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	# step#2 = [4, 6]: long_kernel [2.1, 5.1] cut to [4, 5.1]; the event at
 	# 5.1; no runtime call starts or runs in it
 	run -0 "$ST" query "$W" list kernel --window 'nvtx:step#2'; echo "$output"
-	expect "$(printf '4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-')"
+	expect "$(printf '4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-\t0\t100')"
 	run -0 "$ST" query "$W" count event --window 'nvtx:step#2'; echo "$output"; expect 1
 	run -0 "$ST" query "$W" count api --window 'nvtx:step#2'; echo "$output"; expect 0
 	# other = [2, 5], on thread 200: the H2D [1.1, 2.1] cut to [2, 2.1],
@@ -498,13 +667,13 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	# the CUDA events around a record, from what is in the window: none
 	# before [4, 5.1] on stream 13, the one at 5.1 after it
 	run -0 "$ST" query "$W" events kernel --window 'nvtx:step#2'; echo "$output"
-	expect "$(printf '4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-\t-\t5.100000\t-\t-')"
+	expect "$(printf '4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-\t0\t100\t-\t5.100000\t-\t-')"
 }
 
 @test "a name alone is every range so named, and a record across two is cut in two" {
 	# step = [1,3] [4,6] [8,9]: long_kernel [2.1, 5.1] is [2.1, 3] and [4, 5.1]
 	run -0 "$ST" query "$W" list kernel --window nvtx:step; echo "$output"
-	expect "$(printf '2.100000\t3.000000\t0.900000\tkernel\t13\tlong_kernel()\t-\t-\n4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-')"
+	expect "$(printf '2.100000\t3.000000\t0.900000\tkernel\t13\tlong_kernel()\t-\t-\t0\t100\n4.000000\t5.100000\t1.100000\tkernel\t13\tlong_kernel()\t-\t-\t0\t100')"
 	run -0 "$ST" query "$W" total kernel --window nvtx:step; echo "$output"; expect 2.000000
 	# calls [1, 1.1] [1.1, 1.2] [8.1, 8.2] [8.3, 8.35] and the wait [8.4,
 	# 11.6] cut to [8.4, 9]; cudaMalloc [0, 1] only touches the first step
@@ -514,7 +683,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	# windows that overlap merge: step#1 [1, 3] and other [2, 5] are [1, 5]
 	run -0 "$ST" query "$W" list kernel --window 'nvtx:step#1' --window nvtx:other
 	echo "$output"
-	expect "$(printf '2.100000\t5.000000\t2.900000\tkernel\t13\tlong_kernel()\t-\t-')"
+	expect "$(printf '2.100000\t5.000000\t2.900000\tkernel\t13\tlong_kernel()\t-\t-\t0\t100')"
 }
 
 @test "#K picks one range, #last the last, and +gpu waits for the work it queued" {
@@ -525,7 +694,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	# late_kernel [9.5, 11] and the D2H [11, 11.5]: the window is [8, 11.5]
 	run -0 "$ST" query "$W" span gpu --window 'nvtx:step#last+gpu'; echo "$output"; expect 2.000000
 	run -0 "$ST" query "$W" list d2h --window 'nvtx:step#3+gpu'; echo "$output"
-	expect "$(printf '11.000000\t11.500000\t0.500000\tcopy\t14\tD2H\t2000000\tPINNED')"
+	expect "$(printf '11.000000\t11.500000\t0.500000\tcopy\t14\tD2H\t2000000\tPINNED\t0\t100')"
 	# the wait [8.4, 11.6] is cut where the work ends
 	run -0 "$ST" query "$W" total api:cudaStreamSynchronize --window 'nvtx:step#3+gpu'
 	echo "$output"; expect 3.100000
@@ -687,7 +856,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	run -0 "$ST" query "$F" streams kernel --window 'nvtx:pipelined#last'; echo "$output"
 	[ "${#lines[@]}" -eq 16 ]
 	run -0 "$ST" query "$F" streams gpu --window 'nvtx:sequential#last'; echo "$output"
-	expect "7 default"
+	expect "7 default 0 -"
 	COLUMNS=120 run -0 "$ST" timeline --color never "${args[@]}" "$F"; echo "$output"
 	# every stream shows its copies and its kernel
 	[ "$(grep -Ec '^ *stream [0-9]+ \|.*>.*#.*<' <<<"$output")" -eq 16 ]
@@ -710,25 +879,26 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	run -0 "$ST" query "$F" durations api:cudaMemcpyAsync "${args[@]}"; echo "$output"
 	expect "$(printf '52.989723\n0.041735')"
 	run -0 "$ST" query "$F" list copy "${args[@]}"; echo "$output"
-	[[ "${lines[0]}" == *$'\tH2D\t268435456\tPAGEABLE' && "${lines[1]}" == *$'\tH2D\t268435456\tPINNED' ]]
+	[[ "${lines[0]}" == *$'\tH2D\t268435456\tPAGEABLE\t'* && "${lines[1]}" == *$'\tH2D\t268435456\tPINNED\t'* ]]
 	COLUMNS=120 run -0 "$ST" timeline --color never "${args[@]}" "$F"; echo "$output"
 	grep -Eq '^ *calls \|\[cudaMemcpyAsync\.+:\[cudaStrea' <<<"$output"
 	grep -Eq '^ *stream 13 \|>+:>+\|$' <<<"$output"
 }
 
 @test "lab 04's lesson: the consumer on one stream runs after the producer on the other" {
-	# read off r.trace: "dependency" [..842934527, ..843063764] queues
-	# producer_kernel on 13 [..842973867, ..850338920] and consumer_kernel
-	# on 14 [..850341320, ..850345032]: only +gpu reaches the consumer
+	# read off r.trace (format 2, H100): "dependency" [..503398701,
+	# ..503430467] queues producer_kernel on 13 [..503410965, ..510831784]
+	# and consumer_kernel on 14 [..510834088, ..510837800]: only +gpu
+	# reaches the consumer; both streams created non-blocking
 	F="$RP/04-events/solution/r.trace"
 	mapfile -t args < <(lesson 04-events)
 	[ "${args[*]}" = "--window nvtx:dependency+gpu" ]
 	run -0 "$ST" query "$F" count kernel --window nvtx:dependency; echo "$output"; expect 1
 	run -0 "$ST" query "$F" streams kernel "${args[@]}"; echo "$output"
-	expect "$(printf '13 created\n14 created')"
+	expect "$(printf '13 created 0 non-blocking\n14 created 0 non-blocking')"
 	run -0 "$ST" query "$F" order kernel:producer kernel:consumer "${args[@]}"; echo "$output"
 	expect before
-	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.371165
+	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.426835
 }
 
 @test "labs 01 and 02: the host's calls against the GPU's work" {
@@ -755,7 +925,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	run -0 "$ST" query "$F" count h2d --stream default --mem PAGEABLE; echo "$output"; expect 1
 	run -0 "$ST" query "$F" count h2d --mem PINNED; echo "$output"; expect 8
 	run -0 "$ST" query "$F" streams h2d --mem PINNED; echo "$output"
-	expect "$(printf '13 created\n14 created')"
+	expect "$(printf '13 created 0 -\n14 created 0 -')"
 	run -0 "$ST" query "$F" total h2d --mem PINNED; echo "$output"; expect 0.627774
 	# h2d union = 1113116 (pageable) + 627774; kernels 20001279 + 20000990
 	run -0 "$ST" query "$F" overlap h2d kernel; echo "$output"; expect "0.627774 0.3606 0.0157"
@@ -779,7 +949,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	run -0 "$ST" query "$F" count d2d;          echo "$output"; expect 1
 	# two contexts, two default streams (7 before the reset, 16 after)
 	run -0 "$ST" query "$F" streams gpu; echo "$output"
-	expect "$(printf '7 default\n13 created\n14 created\n16 default')"
+	expect "$(printf '7 default 0 -\n13 created 0 -\n14 created 0 -\n16 default 0 -')"
 	# inner [915770696, 915780899] (10203 ns) lies inside outer
 	# [902367144, 915788581] (13421437 ns): 10203 / 13421437 = 0.0008
 	run -0 "$ST" query "$F" overlap nvtx:inner nvtx:outer; echo "$output"
@@ -792,7 +962,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 
 @test "the H200 capture of lab 01 shows H2D, kernels, D2H in order on the default stream" {
 	F="$FX/lab01-h200.trace"
-	run -0 "$ST" query "$F" streams gpu; echo "$output"; expect "7 default"
+	run -0 "$ST" query "$F" streams gpu; echo "$output"; expect "7 default 0 -"
 	run -0 "$ST" query "$F" order h2d kernel; echo "$output"; expect before
 	run -0 "$ST" query "$F" order kernel d2h; echo "$output"; expect before
 	# 3 kernels, one after the other: no two GPU records overlap

@@ -15,6 +15,11 @@
  * Cost: CUPTI fills large buffers on its own; we format them to the file on
  * CUPTI's buffer-completed thread, so the program's threads do no extra work
  * beyond what CUPTI itself does per record.
+ *
+ * Several devices: every record names its device; each device and stream is
+ * declared once (FORMAT.md, format 2). What CUPTI reports only in pieces is
+ * put together at exit: a peer copy staged through the host (two "legs"),
+ * and the streams nobody created (a host thread's per-thread default stream).
  */
 #define _GNU_SOURCE
 #include <cupti.h>
@@ -32,6 +37,8 @@
 
 #define BUF_SIZE (16u << 20) /* one activity buffer; fewer, larger = cheaper */
 #define NVTX_OPEN_MAX 4096   /* NVTX ranges open at once (all threads) */
+#define DEVICES_MAX 64       /* devices a trace declares */
+#define LEGS_MAX 4096        /* legs of staged peer copies kept until exit */
 
 typedef unsigned long long ull;
 
@@ -57,6 +64,36 @@ struct nvtx_open {
 };
 static struct nvtx_open nvtx_open[NVTX_OPEN_MAX];
 static int nvtx_nopen;
+
+/* A context's device: sync records name only the context. */
+struct ctx_dev {
+	uint32_t ctx, device;
+};
+static struct ctx_dev ctxs[DEVICES_MAX * 4];
+static int nctxs;
+static uint64_t devices_declared; /* bit per device ordinal < 64 */
+
+/* What we know of a stream: its device, CUPTI's create flag (a
+ * CUpti_ActivityStreamFlag, 0 unknown), whether it is declared in the file
+ * yet, and whether GPU work ran on it. Tens of streams: linear search. */
+struct stream_info {
+	uint32_t id, device;
+	uint8_t flag, declared, work;
+};
+static struct stream_info *streams;
+static size_t nstreams, cap_streams;
+
+/* One leg of a peer copy the driver staged through host memory (peer
+ * access off): CUPTI reports a D2H leg on the source device and an H2D leg
+ * on the destination, both DEVICE to DEVICE, with one correlation id, each
+ * lasting only the copy's last piece. Merged into one record at exit. */
+struct leg {
+	uint64_t start, end, bytes;
+	uint32_t corr, device, stream;
+	uint8_t dir, async;
+};
+static struct leg legs[LEGS_MAX];
+static int nlegs;
 
 struct demangled {
 	const char *mangled; /* CUPTI's pointer: stable for the function */
@@ -195,13 +232,64 @@ static const char *kernel_name(const char *mangled)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Writing records (called with `lock` held)                                 */
+/* Devices and streams (called with `lock` held)                             */
 /* ------------------------------------------------------------------------ */
 
-static void write_stream(uint32_t id, const char *what)
+/* The device of context id ctx (0 if unknown: one device). */
+static uint32_t ctx_device(uint32_t ctx)
 {
-	fprintf(out, "stream\t%u\t%s\n", id, what);
+	for (int i = 0; i < nctxs; i++)
+		if (ctxs[i].ctx == ctx)
+			return ctxs[i].device;
+	return 0;
 }
+
+/* The entry of stream id (made, with device, if new); NULL when out of
+ * memory. */
+static struct stream_info *stream_at(uint32_t id, uint32_t device)
+{
+	for (size_t i = 0; i < nstreams; i++)
+		if (streams[i].id == id)
+			return &streams[i];
+	if (nstreams == cap_streams) {
+		size_t cap = cap_streams ? cap_streams * 2 : 64;
+		struct stream_info *v = realloc(streams, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		streams = v;
+		cap_streams = cap;
+	}
+	struct stream_info *s = &streams[nstreams++];
+	memset(s, 0, sizeof *s);
+	s->id = id;
+	s->device = device;
+	return s;
+}
+
+/* Declare stream id: KIND (default, per-thread, created, internal), its
+ * device, SYNC (blocking, non-blocking, -). Once per stream. */
+static void write_stream(uint32_t id, uint32_t device, const char *kind,
+			 const char *sync)
+{
+	struct stream_info *s = stream_at(id, device);
+	if (s && s->declared)
+		return;
+	if (s)
+		s->declared = 1;
+	fprintf(out, "stream\t%u\t%s\t%u\t%s\n", id, kind, device, sync);
+}
+
+/* GPU work ran on stream id of device. */
+static void stream_work(uint32_t id, uint32_t device)
+{
+	struct stream_info *s = stream_at(id, device);
+	if (s)
+		s->work = 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing records (called with `lock` held)                                 */
+/* ------------------------------------------------------------------------ */
 
 /* Pair NVTX start and end markers by id into one `nvtx` line. */
 static void write_marker(const CUpti_ActivityMarker2 *m)
@@ -234,53 +322,81 @@ static void write_marker(const CUpti_ActivityMarker2 *m)
 	}
 }
 
+/* A copy CUPTI reports as D2H or H2D from device memory to device memory:
+ * a leg of a peer copy staged through the host. */
+static int staged_leg(const CUpti_ActivityMemcpy6 *m)
+{
+	return (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ||
+		m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD) &&
+	       m->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE &&
+	       m->dstKind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+}
+
 static void write_record(const CUpti_Activity *rec)
 {
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_MEMCPY: {
 		const CUpti_ActivityMemcpy6 *m = (const void *)rec;
-		fprintf(out, "copy\t%llu\t%llu\t%u\t%s\t%llu\t%s\t%s\t%d\t%u\n",
-			(ull)m->start, (ull)m->end, m->streamId,
+		if (staged_leg(m) && nlegs < LEGS_MAX) {
+			struct leg *l = &legs[nlegs++];
+			l->start = m->start;
+			l->end = m->end;
+			l->bytes = m->bytes;
+			l->corr = m->correlationId;
+			l->device = m->deviceId;
+			l->stream = m->streamId;
+			l->dir = m->copyKind;
+			l->async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0;
+			return; /* written (and counted) at exit, merged */
+		}
+		fprintf(out, "copy\t%llu\t%llu\t%u\t%u\t%s\t%llu\t%s\t%s\t%d\t-\t-\t%u\n",
+			(ull)m->start, (ull)m->end, m->deviceId, m->streamId,
 			copy_dir(m->copyKind), (ull)m->bytes,
 			mem_kind(m->srcKind), mem_kind(m->dstKind),
 			(m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0,
 			m->correlationId);
+		stream_work(m->streamId, m->deviceId);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+		/* a direct copy between two devices (peer access on) */
 		const CUpti_ActivityMemcpyPtoP4 *m = (const void *)rec;
-		fprintf(out, "copy\t%llu\t%llu\t%u\tP2P\t%llu\t%s\t%s\t%d\t%u\n",
-			(ull)m->start, (ull)m->end, m->streamId, (ull)m->bytes,
-			mem_kind(m->srcKind), mem_kind(m->dstKind),
+		fprintf(out, "copy\t%llu\t%llu\t%u\t%u\tP2P\t%llu\t%s\t%s\t%d\t%u\tdirect\t%u\n",
+			(ull)m->start, (ull)m->end, m->srcDeviceId, m->streamId,
+			(ull)m->bytes, mem_kind(m->srcKind), mem_kind(m->dstKind),
 			(m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0,
-			m->correlationId);
+			m->dstDeviceId, m->correlationId);
+		stream_work(m->streamId, m->deviceId);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMSET: {
 		const CUpti_ActivityMemset4 *m = (const void *)rec;
-		fprintf(out, "memset\t%llu\t%llu\t%u\t%llu\t%s\t%u\n",
-			(ull)m->start, (ull)m->end, m->streamId, (ull)m->bytes,
-			mem_kind(m->memoryKind), m->correlationId);
+		fprintf(out, "memset\t%llu\t%llu\t%u\t%u\t%llu\t%s\t%u\n",
+			(ull)m->start, (ull)m->end, m->deviceId, m->streamId,
+			(ull)m->bytes, mem_kind(m->memoryKind), m->correlationId);
+		stream_work(m->streamId, m->deviceId);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		const CUpti_ActivityKernel10 *k = (const void *)rec;
-		fprintf(out, "kernel\t%llu\t%llu\t%u\t%d,%d,%d\t%d,%d,%d\t%u\t%s\n",
-			(ull)k->start, (ull)k->end, k->streamId, k->gridX,
-			k->gridY, k->gridZ, k->blockX, k->blockY, k->blockZ,
-			k->correlationId, kernel_name(k->name));
+		fprintf(out, "kernel\t%llu\t%llu\t%u\t%u\t%d,%d,%d\t%d,%d,%d\t%u\t%s\n",
+			(ull)k->start, (ull)k->end, k->deviceId, k->streamId,
+			k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY,
+			k->blockZ, k->correlationId, kernel_name(k->name));
+		stream_work(k->streamId, k->deviceId);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
 		const CUpti_ActivitySynchronization2 *s = (const void *)rec;
+		uint32_t dev = ctx_device(s->contextId);
 		if (s->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE)
-			fprintf(out, "sync\t%llu\t%llu\t-\t%s\t%u\n",
-				(ull)s->start, (ull)s->end, sync_type(s->type),
+			fprintf(out, "sync\t%llu\t%llu\t%u\t-\t%s\t%u\n",
+				(ull)s->start, (ull)s->end, dev, sync_type(s->type),
 				s->correlationId);
 		else
-			fprintf(out, "sync\t%llu\t%llu\t%u\t%s\t%u\n",
-				(ull)s->start, (ull)s->end, s->streamId,
+			fprintf(out, "sync\t%llu\t%llu\t%u\t%u\t%s\t%u\n",
+				(ull)s->start, (ull)s->end, dev, s->streamId,
 				sync_type(s->type), s->correlationId);
 		break;
 	}
@@ -290,8 +406,8 @@ static void write_record(const CUpti_Activity *rec)
 			nevents_untimed++;
 			return;
 		}
-		fprintf(out, "event\t%llu\t%u\t%u\t%u\n", (ull)e->deviceTimestamp,
-			e->streamId, e->eventId, e->correlationId);
+		fprintf(out, "event\t%llu\t%u\t%u\t%u\t%u\n", (ull)e->deviceTimestamp,
+			e->deviceId, e->streamId, e->eventId, e->correlationId);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_RUNTIME: {
@@ -305,12 +421,21 @@ static void write_record(const CUpti_Activity *rec)
 		write_marker((const void *)rec);
 		return; /* counted when the range closes */
 	case CUPTI_ACTIVITY_KIND_STREAM: {
+		/* Every stream of a context, the runtime's own ones too. The
+		 * program's created streams are declared by on_stream(), the
+		 * legacy one by on_context(); what is left carries work only
+		 * if it is a host thread's per-thread default stream, or one
+		 * the driver uses on its own: declared at exit (declare_rest). */
 		const CUpti_ActivityStream *s = (const void *)rec;
 		unsigned f = s->flag & CUPTI_ACTIVITY_STREAM_CREATE_MASK;
-		/* Only the NULL stream: the others include the runtime's own
-		 * internal streams; the program's come from on_stream(). */
+		uint32_t dev = ctx_device(s->contextId);
 		if (f == CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL)
-			write_stream(s->streamId, "default");
+			write_stream(s->streamId, dev, "default", "-");
+		struct stream_info *si = stream_at(s->streamId, dev);
+		if (si) {
+			si->flag = (uint8_t)f;
+			si->device = dev;
+		}
 		return; /* a declaration, not a record */
 	}
 	default:
@@ -363,19 +488,26 @@ static void flush_all(void)
 typedef int (*cu_device_get_fn)(int *, int);
 typedef int (*cu_device_get_name_fn)(char *, int, int);
 typedef int (*cu_device_get_attribute_fn)(int *, int, int);
+typedef int (*cu_stream_get_flags_fn)(CUstream, unsigned *);
 
-/* Write device name, copy engines and SM count of the context's device. */
-static void write_device_meta(CUcontext ctx)
+/* The driver's function `name`, from the libcuda already in the process. */
+static void *driver_fn(const char *name)
 {
-	uint32_t ordinal = 0;
 	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (!cuda || cuptiGetDeviceId(ctx, &ordinal) != CUPTI_SUCCESS)
+	return cuda ? dlsym(cuda, name) : NULL;
+}
+
+/* Declare device `ordinal` (its copy engines, SMs and name) once; the first
+ * device also as the meta keys that format 1 had. */
+static void write_device(uint32_t ordinal)
+{
+	if (ordinal < 64 && (devices_declared >> ordinal & 1))
 		return;
-	cu_device_get_fn get = (cu_device_get_fn)(uintptr_t)dlsym(cuda, "cuDeviceGet");
+	cu_device_get_fn get = (cu_device_get_fn)(uintptr_t)driver_fn("cuDeviceGet");
 	cu_device_get_name_fn get_name =
-		(cu_device_get_name_fn)(uintptr_t)dlsym(cuda, "cuDeviceGetName");
+		(cu_device_get_name_fn)(uintptr_t)driver_fn("cuDeviceGetName");
 	cu_device_get_attribute_fn get_attr =
-		(cu_device_get_attribute_fn)(uintptr_t)dlsym(cuda, "cuDeviceGetAttribute");
+		(cu_device_get_attribute_fn)(uintptr_t)driver_fn("cuDeviceGetAttribute");
 	int dev = 0, engines = -1, sms = -1;
 	char name[256] = "?";
 	if (!get || !get_name || !get_attr || get(&dev, (int)ordinal) != 0)
@@ -384,8 +516,13 @@ static void write_device_meta(CUcontext ctx)
 	get_attr(&engines, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, dev);
 	get_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
 	char *clean = clean_dup(name);
-	fprintf(out, "meta\tdevice\t%s\nmeta\tdevice_id\t%u\n", clean, ordinal);
-	fprintf(out, "meta\tcopy_engines\t%d\nmeta\tsm_count\t%d\n", engines, sms);
+	if (!devices_declared) {
+		fprintf(out, "meta\tdevice\t%s\nmeta\tdevice_id\t%u\n", clean, ordinal);
+		fprintf(out, "meta\tcopy_engines\t%d\nmeta\tsm_count\t%d\n", engines, sms);
+	}
+	fprintf(out, "device\t%u\t%d\t%d\t%s\n", ordinal, engines, sms, clean);
+	if (ordinal < 64)
+		devices_declared |= 1ull << ordinal;
 	free(clean);
 }
 
@@ -393,32 +530,48 @@ static void write_device_meta(CUcontext ctx)
 /* Callbacks: contexts, streams, cudaDeviceReset                             */
 /* ------------------------------------------------------------------------ */
 
+/* A new context (one per device the program uses; again after a
+ * cudaDeviceReset): its device, and its legacy default (NULL) stream --
+ * checkers ask "did this run on the default stream or on one the program
+ * created?" */
 static void on_context(CUcontext ctx)
 {
-	uint32_t id;
+	uint32_t id, cid = 0, dev = 0;
+	cuptiGetContextId(ctx, &cid);
+	cuptiGetDeviceId(ctx, &dev);
 	pthread_mutex_lock(&lock);
+	if (nctxs < (int)(sizeof ctxs / sizeof ctxs[0])) {
+		ctxs[nctxs].ctx = cid;
+		ctxs[nctxs++].device = dev;
+	}
 	if (out && !closed) {
-		if (!saw_context)
-			write_device_meta(ctx);
-		/* The legacy default (NULL) stream: checkers ask "did this run
-		 * on the default stream or on one the program created?" */
+		write_device(dev);
 		if (cuptiGetStreamIdEx(ctx, NULL, 0, &id) == CUPTI_SUCCESS) {
-			write_stream(id, "default");
-			fprintf(out, "meta\tdefault_stream\t%u\n", id);
+			write_stream(id, dev, "default", "-");
+			if (!saw_context)
+				fprintf(out, "meta\tdefault_stream\t%u\n", id);
 		}
 	}
 	saw_context = 1;
 	pthread_mutex_unlock(&lock);
 }
 
+/* The program created a stream (cudaStreamCreate*): blocking, or not. */
 static void on_stream(CUcontext ctx, CUstream stream)
 {
-	uint32_t id;
+	uint32_t id, dev = 0;
+	unsigned flags = 0;
 	if (cuptiGetStreamIdEx(ctx, stream, 0, &id) != CUPTI_SUCCESS)
 		return;
+	cuptiGetDeviceId(ctx, &dev);
+	cu_stream_get_flags_fn get_flags =
+		(cu_stream_get_flags_fn)(uintptr_t)driver_fn("cuStreamGetFlags");
+	if (get_flags && get_flags(stream, &flags) != 0)
+		flags = 0;
 	pthread_mutex_lock(&lock);
 	if (out && !closed)
-		write_stream(id, "created");
+		write_stream(id, dev, "created",
+			     (flags & CU_STREAM_NON_BLOCKING) ? "non-blocking" : "blocking");
 	pthread_mutex_unlock(&lock);
 }
 
@@ -452,6 +605,155 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 }
 
 /* ------------------------------------------------------------------------ */
+/* At exit: what CUPTI reported in pieces (called with `lock` held)          */
+/* ------------------------------------------------------------------------ */
+
+/* Is stream id one the program queues work on (created, a legacy or a
+ * per-thread default stream), not one the driver uses on its own? */
+static int program_stream(uint32_t id)
+{
+	for (size_t i = 0; i < nstreams; i++)
+		if (streams[i].id == id)
+			return streams[i].declared ||
+			       streams[i].flag != CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING;
+	return 0;
+}
+
+/* A staged peer copy put together from its legs. */
+struct staged {
+	uint64_t start, end, bytes, api_start, before;
+	uint32_t corr, from, to, stream;
+	int have_to;
+	uint8_t async;
+};
+
+/* Split line at tabs into at most n fields; return how many. */
+static int fields(char *line, char **f, int n)
+{
+	int k = 0;
+	char *save = NULL;
+	for (char *p = strtok_r(line, "\t\n", &save); p && k < n;
+	     p = strtok_r(NULL, "\t\n", &save))
+		f[k++] = p;
+	return k;
+}
+
+/* From the file written so far: each staged copy's API call start, and
+ * the end of the last work before it on its stream (a copy, kernel,
+ * memset or event that ended by the time CUPTI's legs began). */
+static void find_bounds(struct staged *c, int n)
+{
+	FILE *f;
+	char *line = NULL, *fl[8];
+	size_t cap = 0;
+	fflush(out);
+	if (!(f = fopen(out_path, "r")))
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		int k = fields(line, fl, 8);
+		uint64_t end;
+		uint32_t stream, corr;
+		if (k >= 5 && strcmp(fl[0], "api") == 0) {
+			corr = (uint32_t)strtoul(fl[4], NULL, 10);
+			for (int i = 0; i < n; i++)
+				if (c[i].corr == corr)
+					c[i].api_start = strtoull(fl[1], NULL, 10);
+			continue;
+		}
+		if (k >= 5 && strcmp(fl[0], "event") == 0) {
+			end = strtoull(fl[1], NULL, 10);
+			stream = (uint32_t)strtoul(fl[3], NULL, 10);
+		} else if (k >= 5 && (strcmp(fl[0], "copy") == 0 ||
+				      strcmp(fl[0], "kernel") == 0 ||
+				      strcmp(fl[0], "memset") == 0)) {
+			end = strtoull(fl[2], NULL, 10);
+			stream = (uint32_t)strtoul(fl[4], NULL, 10);
+		} else {
+			continue;
+		}
+		for (int i = 0; i < n; i++)
+			if (c[i].stream == stream && end <= c[i].start && end > c[i].before)
+				c[i].before = end;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* Write each peer copy staged through the host as one record on the
+ * program's stream: it began when it could (its API call started and the
+ * work before it on the stream ended), it ended when its last leg did. */
+static void write_staged(void)
+{
+	struct staged *c = calloc((size_t)nlegs + 1, sizeof *c);
+	int n = 0;
+	if (!c)
+		return;
+	for (int i = 0; i < nlegs; i++) {
+		struct leg *l = &legs[i];
+		int from = l->dir == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+		int j;
+		for (j = 0; j < n && c[j].corr != l->corr; j++)
+			;
+		if (j == n) {
+			memset(&c[n], 0, sizeof c[n]);
+			c[n].corr = l->corr;
+			c[n].start = l->start;
+			c[n].bytes = l->bytes;
+			c[n].async = l->async;
+			c[n].stream = l->stream;
+			n++;
+		}
+		if (l->start < c[j].start)
+			c[j].start = l->start;
+		if (l->end > c[j].end)
+			c[j].end = l->end;
+		if (from) {
+			c[j].from = l->device;
+			if (program_stream(l->stream) || !program_stream(c[j].stream))
+				c[j].stream = l->stream;
+		} else {
+			c[j].to = l->device;
+			c[j].have_to = 1;
+			if (!program_stream(c[j].stream) && program_stream(l->stream))
+				c[j].stream = l->stream;
+		}
+	}
+	find_bounds(c, n);
+	for (int i = 0; i < n; i++) {
+		uint64_t start = c[i].start;
+		if (c[i].api_start && c[i].api_start < start)
+			start = c[i].api_start;
+		if (c[i].before > start)
+			start = c[i].before;
+		char peer[16] = "-";
+		if (c[i].have_to)
+			snprintf(peer, sizeof peer, "%u", c[i].to);
+		fprintf(out, "copy\t%llu\t%llu\t%u\t%u\tP2P\t%llu\tDEVICE\tDEVICE\t%d\t%s\thost\t%u\n",
+			(ull)start, (ull)c[i].end, c[i].from, c[i].stream,
+			(ull)c[i].bytes, c[i].async, peer, c[i].corr);
+		stream_work(c[i].stream, c[i].from);
+		nrecords++;
+	}
+	free(c);
+}
+
+/* Declare the streams that carried work and were declared by nobody: a
+ * host thread's per-thread default stream (blocking: it synchronises with
+ * the legacy stream), or one the driver uses on its own. */
+static void declare_rest(void)
+{
+	for (size_t i = 0; i < nstreams; i++) {
+		struct stream_info *s = &streams[i];
+		if (!s->work || s->declared)
+			continue;
+		if (s->flag == CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING)
+			write_stream(s->id, s->device, "internal", "-");
+		else
+			write_stream(s->id, s->device, "per-thread", "blocking");
+	}
+}
+
+/* ------------------------------------------------------------------------ */
 /* Start and finish                                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -467,6 +769,9 @@ static void at_exit(void)
 	nvtx_unclosed += (ull)nvtx_nopen;
 	nvtx_nopen = 0;
 	if (out && !closed) {
+		if (nlegs)
+			write_staged();
+		declare_rest();
 		if (nvtx_unclosed)
 			fprintf(out, "meta\tnvtx_unclosed\t%llu\n", nvtx_unclosed);
 		if (nevents_untimed)
@@ -492,7 +797,7 @@ static void write_header(void)
 	uint32_t version = 0;
 	char buf[4096];
 	cuptiGetVersion(&version);
-	fprintf(out, "streamtrace 1\n");
+	fprintf(out, "streamtrace 2\n");
 	fprintf(out, "meta\tclock\tcupti_ns\n");
 	fprintf(out, "meta\tcupti_version\t%u\n", version);
 	fprintf(out, "meta\tpid\t%d\n", (int)getpid());

@@ -8,7 +8,7 @@
 
 #include "trace.h"
 
-#define LABEL_MAX 24
+#define LABEL_MAX 28
 
 /* A lane: a GPU stream, or a host thread's NVTX ranges or runtime calls. */
 enum lane_kind { LANE_STREAM, LANE_NVTX, LANE_API };
@@ -17,18 +17,24 @@ struct lane {
 	int kind;    /* lane_kind */
 	uint32_t id; /* stream id, or CUPTI's thread id */
 	int number;  /* streams: 0 the default stream, 1 others; threads: 1, 2, ... */
+	uint32_t device; /* streams: its device */
 	uint64_t first; /* start of its first record */
 	char label[LABEL_MAX];
 };
 
 struct lanes {
 	struct lane *v;
-	size_t n, nstreams; /* streams are v[0..nstreams) */
+	size_t n, nstreams; /* streams are v[0..nstreams), grouped by device */
+	int devices;        /* the streams are on more than one device */
 };
 
 int lanes_make(const struct trace *t, struct lanes *L);
 int lane_of(const struct lanes *L, const struct rec *r);
 int thread_number(const struct trace *t, uint32_t tid);
+int stream_label(const struct trace *t, uint32_t id, int devices, char *buf, size_t n);
+uint32_t stream_device(const struct trace *t, uint32_t id);
+void device_words(const struct trace *t, char *buf, size_t n);
+int stream_order(const struct trace *t, uint32_t a, uint32_t b);
 
 /* Panels: the windows of a view (or the drawn part of a whole trace), side
  * by side at one scale, with a gap of `sep` units between two. */

@@ -7,7 +7,7 @@
  *   streamtrace json FILE [-o OUT] [WINDOW]
  *   streamtrace svg FILE [-o OUT] [WINDOW]
  *   streamtrace summary [--width N] [WINDOW] FILE
- *   streamtrace query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND] [WINDOW]
+ *   streamtrace query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW]
  *   WINDOW: --window nvtx:NAME[*][#K|#last][+gpu] (repeatable), or --from MS --to MS
  *
  * Exit status: 0 ok; 2 bad command line; 3 unreadable or malformed trace;
@@ -40,13 +40,16 @@ static const char usage_text[] =
 	"  json FILE [-o OUT] [WINDOW]       Chrome trace-event JSON (ui.perfetto.dev)\n"
 	"  svg FILE [-o OUT] [WINDOW]        SVG of the timeline\n"
 	"  summary [--width N] [WINDOW] FILE counts, bandwidth, overlap, streams at once\n"
-	"  query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND] [WINDOW]\n"
+	"  query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW]\n"
 	"questions: count total union span bytes bandwidth durations streams list SEL;\n"
 	"           events SEL (each record with the CUDA events around it on its stream);\n"
-	"           overlap order SEL SEL2; dropped; meta KEY\n"
-	"selectors: kernel kernel:SUBSTR h2d d2h d2d copy memset gpu sync\n"
-	"           sync:stream|event|context|wait api api:NAME api:PREFIX* nvtx nvtx:NAME event\n"
-	"memory kinds (--mem): PAGEABLE PINNED DEVICE MANAGED (for copies, the host side)\n"
+	"           overlap order SEL SEL2; dropped; devices; meta KEY\n"
+	"selectors: kernel kernel:SUBSTR h2d d2h d2d p2p p2p:direct p2p:host copy\n"
+	"           memset gpu sync sync:stream|event|context|wait event\n"
+	"           api api:NAME api:PREFIX* nvtx nvtx:NAME\n"
+	"FILTERS:   --stream ID|default|per-thread|created|internal|blocking|non-blocking\n"
+	"           --device N   --thread T (queued by host thread T)\n"
+	"           --mem PAGEABLE|PINNED|DEVICE|MANAGED (for copies, the host side)\n"
 	"WINDOW: only that time, records cut at its edges (ms from the first record)\n"
 	"  --window nvtx:NAME          every NVTX range named NAME (NAME*: starting so)\n"
 	"  --window nvtx:NAME#K        the K-th of them (#1 the first), or #last\n"
@@ -62,7 +65,7 @@ static const char *const cmd_usage[][2] = {
 	{ "json", "json FILE [-o OUT] [WINDOW]" },
 	{ "svg", "svg FILE [-o OUT] [WINDOW]" },
 	{ "summary", "summary [--width N] [WINDOW] FILE" },
-	{ "query", "query FILE QUESTION [SEL [SEL2]] [--stream ID|default] [--mem KIND] [WINDOW]" },
+	{ "query", "query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW]" },
 };
 
 static int usage(const char *why)

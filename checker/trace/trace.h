@@ -16,9 +16,16 @@ enum rec_kind { K_COPY, K_KERNEL, K_MEMSET, K_SYNC, K_EVENT, K_API, K_NVTX, K_NK
 enum copy_dir { D_H2D, D_D2H, D_D2D, D_H2H, D_P2P, D_UNKNOWN, D_NDIRS };
 enum mem_kind { M_UNKNOWN, M_PAGEABLE, M_PINNED, M_DEVICE, M_MANAGED, M_NKINDS };
 enum sync_kind { S_STREAM, S_EVENT, S_CONTEXT, S_WAIT, S_UNKNOWN };
-enum stream_kind { ST_CREATED, ST_DEFAULT, ST_PER_THREAD };
+enum stream_kind { ST_CREATED, ST_DEFAULT, ST_PER_THREAD, ST_INTERNAL, ST_UNKNOWN,
+		   ST_NKINDS };
+/* Does a stream synchronise with the legacy default stream? */
+enum stream_sync { SY_NONE, SY_BLOCKING, SY_NONBLOCKING };
+/* How a peer copy went: directly between the devices, or through the host. */
+enum copy_via { VIA_NONE, VIA_DIRECT, VIA_HOST };
 
 #define NO_STREAM UINT32_MAX /* host records, and syncs of the context */
+#define NO_DEVICE UINT32_MAX /* host records; a peer copy's unknown peer */
+#define NO_THREAD UINT32_MAX /* a GPU record no runtime call of the trace queued */
 
 /* A time interval, ns on CUPTI's clock. */
 struct ival {
@@ -30,10 +37,12 @@ struct rec {
 	uint64_t start, end; /* ns, CUPTI's clock */
 	uint64_t bytes;      /* copies and memsets */
 	uint32_t stream;     /* GPU records and syncs; else NO_STREAM */
+	uint32_t device;     /* GPU records, syncs, events; else NO_DEVICE */
+	uint32_t peer;       /* a P2P copy's destination device (device: its source) */
 	uint32_t tid;        /* host thread: api and nvtx */
 	uint32_t line;       /* line in the file, for stable sorting */
 	uint32_t corr;       /* CUPTI's correlation id (0: none) */
-	uint8_t kind, dir, src, dst, async, sync;
+	uint8_t kind, dir, src, dst, async, sync, via;
 	int32_t grid[3], block[3];
 	const char *name; /* kernel, api, nvtx; else NULL */
 };
@@ -43,8 +52,19 @@ struct meta {
 };
 
 struct stream_decl {
+	uint32_t id, device;
+	uint8_t kind, sync;
+};
+
+struct device_decl {
 	uint32_t id;
-	uint8_t kind;
+	int copy_engines, sm_count;
+	const char *name;
+};
+
+/* Which host thread queued the GPU work of a correlation id. */
+struct corr_tid {
+	uint32_t corr, tid;
 };
 
 struct trace {
@@ -54,8 +74,13 @@ struct trace {
 	size_t n;
 	struct meta *meta;
 	size_t nmeta;
+	int version;             /* of the file format: 1 or 2 */
 	struct stream_decl *streams; /* sorted by id */
 	size_t nstreams;
+	struct device_decl *devices; /* sorted by id */
+	size_t ndevices;
+	struct corr_tid *threads; /* the api records' correlation ids, sorted */
+	size_t nthreads;
 	int complete;            /* the `end` line was there */
 	uint64_t dropped;        /* from the `end` line */
 	uint64_t t0, t1;         /* first start, last end (0, 0 if empty) */
@@ -74,12 +99,17 @@ void trace_free(struct trace *t);
 int trace_rec_cmp(const void *a, const void *b);
 const char *trace_meta(const struct trace *t, const char *key);
 int trace_stream_kind(const struct trace *t, uint32_t id);
+struct stream_decl trace_stream(const struct trace *t, uint32_t id);
+const struct device_decl *trace_device(const struct trace *t, uint32_t id);
+uint32_t trace_thread_of(const struct trace *t, const struct rec *r);
 int trace_is_gpu(const struct rec *r);
 const char *kind_name(int kind);
 const char *dir_name(int dir);
 const char *mem_name(int mem);
 const char *sync_name(int sync);
 const char *stream_kind_name(int kind);
+const char *stream_sync_name(int sync);
+const char *via_name(int via);
 int mem_parse(const char *s);
 int host_mem(const struct rec *r);
 
@@ -89,17 +119,23 @@ enum name_match { NM_NONE, NM_SUBSTR, NM_EXACT, NM_PREFIX };
 struct sel {
 	unsigned kinds; /* bit per rec_kind */
 	unsigned dirs;  /* bit per copy_dir, for copies */
+	int via;        /* copy_via of a peer copy, or -1 for any */
 	int sync;       /* sync_kind, or -1 for any */
 	int match;      /* name_match */
 	const char *name;
 };
 
 struct filter {
-	int by_stream, stream_default, mem; /* mem: -1 none */
+	int by_stream, mem;     /* mem: -1 none */
+	int stream_kind;        /* -1: by id (stream); else a stream_kind */
+	int stream_sync;        /* -1: any; else the streams of that stream_sync */
 	uint32_t stream;
+	uint32_t device;        /* NO_DEVICE: any */
+	uint32_t thread;        /* NO_THREAD: any */
 };
 
 int sel_parse(const char *s, struct sel *out);
+struct filter filter_none(void);
 size_t select_recs(const struct trace *t, const struct sel *s,
 		   const struct filter *f, const struct rec ***out);
 size_t merge_union(const struct rec *const *r, size_t n, struct ival *out);

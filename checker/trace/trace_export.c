@@ -68,46 +68,25 @@ static void json_track(FILE *f, int *first, int pid, uint32_t tid, const char *n
 	json_meta(f, first, pid, tid, "thread_sort_index", NULL, sort);
 }
 
-/* Runtime calls by correlation id, to put a wait on its caller's track. */
-struct corr_tid {
-	uint32_t corr, tid;
-};
-
-static int ct_cmp(const void *pa, const void *pb)
+/* The process of device d's GPU tracks: 1 for device 0 (and a trace of
+ * one device), 10 + d for the others; the host is process 2. */
+static int gpu_pid(uint32_t d)
 {
-	const struct corr_tid *a = pa, *b = pb;
-	return a->corr < b->corr ? -1 : a->corr > b->corr;
+	return d == 0 ? 1 : 10 + (int)d;
 }
 
-/* The threads of t's runtime calls, by correlation id. Return how many. */
-static size_t callers(const struct trace *t, struct corr_tid **out)
-{
-	struct corr_tid *v = malloc((t->n + 1) * sizeof *v);
-	size_t n = 0;
-	for (size_t i = 0; v && i < t->n; i++)
-		if (t->recs[i].kind == K_API && t->recs[i].corr) {
-			v[n].corr = t->recs[i].corr;
-			v[n++].tid = t->recs[i].tid;
-		}
-	if (v)
-		qsort(v, n, sizeof *v, ct_cmp);
-	*out = v;
-	return v ? n : 0;
-}
-
-/* The track (pid 1 or 2, tid) of record r. */
-static int json_track_of(const struct trace *t, const struct rec *r,
-			 const struct corr_tid *ct, size_t nct, uint32_t *tid)
+/* The track (pid, tid) of record r: its stream's, on its device's GPU
+ * process; a host wait on its caller's track; else its thread's. */
+static int json_track_of(const struct trace *t, const struct rec *r, uint32_t *tid)
 {
 	if (trace_is_gpu(r) || r->kind == K_EVENT) {
 		*tid = r->stream;
-		return 1;
+		return gpu_pid(stream_device(t, r->stream));
 	}
 	if (r->kind == K_SYNC) {
-		struct corr_tid key = { r->corr, 0 };
-		const struct corr_tid *hit =
-			r->corr ? bsearch(&key, ct, nct, sizeof *ct, ct_cmp) : NULL;
-		*tid = hit ? (uint32_t)(10 * thread_number(t, hit->tid) + TRACK_WAIT) : TID_WAITS;
+		uint32_t caller = trace_thread_of(t, r);
+		*tid = caller != NO_THREAD ? (uint32_t)(10 * thread_number(t, caller) + TRACK_WAIT)
+					   : TID_WAITS;
 		return 2;
 	}
 	*tid = (uint32_t)(10 * thread_number(t, r->tid) +
@@ -120,8 +99,13 @@ static void json_name(char *buf, size_t n, const struct rec *r)
 {
 	switch (r->kind) {
 	case K_COPY:
-		snprintf(buf, n, "%s %s", dir_name(r->dir),
-			 mem_name(r->dir == D_H2D || r->dir == D_D2H ? host_mem(r) : r->src));
+		if (r->dir == D_P2P && r->peer != NO_DEVICE)
+			snprintf(buf, n, "P2P %u to %u %s", r->device, r->peer, via_name(r->via));
+		else if (r->dir == D_P2P)
+			snprintf(buf, n, "P2P from %u %s", r->device, via_name(r->via));
+		else
+			snprintf(buf, n, "%s %s", dir_name(r->dir),
+				 mem_name(r->dir == D_H2D || r->dir == D_D2H ? host_mem(r) : r->src));
 		break;
 	case K_MEMSET:
 		snprintf(buf, n, "memset %s", mem_name(r->src));
@@ -138,12 +122,11 @@ static void json_name(char *buf, size_t n, const struct rec *r)
 }
 
 /* One slice ("X") or instant ("i") for r. */
-static void json_rec(FILE *f, const struct trace *t, const struct rec *r,
-		     const struct corr_tid *ct, size_t nct)
+static void json_rec(FILE *f, const struct trace *t, const struct rec *r)
 {
 	char buf[512];
 	uint32_t tid;
-	int pid = json_track_of(t, r, ct, nct, &tid);
+	int pid = json_track_of(t, r, &tid);
 	json_name(buf, sizeof buf, r);
 	fprintf(f, ",\n{\"ph\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"name\":",
 		r->kind == K_EVENT ? "i" : "X", kind_name(r->kind), pid, tid);
@@ -177,13 +160,6 @@ static int nest_cmp(const void *pa, const void *pb)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-/* Stream a before b in the timeline's order: default first, then by id. */
-static int stream_before(const struct trace *t, uint32_t a, uint32_t b)
-{
-	int da = trace_stream_kind(t, a) == ST_DEFAULT, db = trace_stream_kind(t, b) == ST_DEFAULT;
-	return da != db ? da : a < b;
-}
-
 /* The streams of t's GPU work and CUDA events, in the timeline's order,
  * into *out. Return how many. */
 static size_t gpu_tracks(const struct trace *t, const struct lanes *L, uint32_t **out)
@@ -207,7 +183,7 @@ static size_t gpu_tracks(const struct trace *t, const struct lanes *L, uint32_t 
 			v[n++] = r->stream;
 	}
 	for (size_t i = 1; i < n; i++) /* insertion sort: few streams */
-		for (size_t k = i; k > 0 && stream_before(t, v[k], v[k - 1]); k--) {
+		for (size_t k = i; k > 0 && stream_order(t, v[k], v[k - 1]); k--) {
 			uint32_t x = v[k];
 			v[k] = v[k - 1];
 			v[k - 1] = x;
@@ -220,19 +196,40 @@ static size_t gpu_tracks(const struct trace *t, const struct lanes *L, uint32_t 
  * NVTX, calls and waits, the waits of no known thread, the window. */
 static void json_tracks(FILE *f, const struct trace *t, const struct lanes *L, int *first)
 {
-	char buf[128];
-	const char *dev = trace_meta(t, "device");
-	snprintf(buf, sizeof buf, "GPU: %s", dev ? dev : "unknown device");
-	json_meta(f, first, 1, 0, "process_name", buf, 0);
-	json_meta(f, first, 1, 0, "process_sort_index", NULL, 1);
-	json_meta(f, first, 2, 0, "process_name", "Host", 0);
-	json_meta(f, first, 2, 0, "process_sort_index", NULL, 2);
+	char buf[300];
 	uint32_t *ids = NULL;
 	size_t n = gpu_tracks(t, L, &ids);
+	/* a GPU process per device that has tracks: "GPU: NAME" when there
+	 * is one, "GPU 1: NAME" when there are several */
+	int several = 0;
+	for (size_t j = 1; j < n; j++)
+		several |= stream_device(t, ids[j]) != stream_device(t, ids[0]);
 	for (size_t j = 0; j < n; j++) {
-		int k = trace_stream_kind(t, ids[j]);
-		snprintf(buf, sizeof buf, "%s stream %u", stream_kind_name(k), ids[j]);
-		json_track(f, first, 1, ids[j], buf, (long)j);
+		uint32_t d = stream_device(t, ids[j]);
+		if (j > 0 && d == stream_device(t, ids[j - 1]))
+			continue;
+		const struct device_decl *dd = trace_device(t, d);
+		const char *name = dd ? dd->name : trace_meta(t, "device");
+		if (several)
+			snprintf(buf, sizeof buf, "GPU %u: %s", d, name ? name : "unknown device");
+		else
+			snprintf(buf, sizeof buf, "GPU: %s", name ? name : "unknown device");
+		json_meta(f, first, gpu_pid(d), 0, "process_name", buf, 0);
+		json_meta(f, first, gpu_pid(d), 0, "process_sort_index", NULL, 1 + (long)d);
+	}
+	if (!n) {
+		const char *dev = trace_meta(t, "device");
+		snprintf(buf, sizeof buf, "GPU: %s", dev ? dev : "unknown device");
+		json_meta(f, first, 1, 0, "process_name", buf, 0);
+		json_meta(f, first, 1, 0, "process_sort_index", NULL, 1);
+	}
+	json_meta(f, first, 2, 0, "process_name", "Host", 0);
+	json_meta(f, first, 2, 0, "process_sort_index", NULL, 1000);
+	for (size_t j = 0; j < n; j++) {
+		struct stream_decl d = trace_stream(t, ids[j]);
+		snprintf(buf, sizeof buf, "%s%s stream %u", stream_kind_name(d.kind),
+			 d.sync == SY_NONBLOCKING ? " non-blocking" : "", ids[j]);
+		json_track(f, first, gpu_pid(stream_device(t, ids[j])), ids[j], buf, (long)j);
 	}
 	free(ids);
 	int done = 0; /* thread numbers named so far */
@@ -271,16 +268,12 @@ static void json_windows(FILE *f, const struct trace *t)
 int render_json(const struct trace *t, FILE *f)
 {
 	struct lanes L;
-	struct corr_tid *ct = NULL;
 	int first = 1;
 
 	if (lanes_make(t, &L))
 		return 3;
 	const struct rec **v = malloc((t->n + 1) * sizeof *v);
-	size_t nct = callers(t, &ct);
-	if (!v || !ct) {
-		free(v);
-		free(ct);
+	if (!v) {
 		free(L.v);
 		return 3;
 	}
@@ -291,7 +284,7 @@ int render_json(const struct trace *t, FILE *f)
 	json_tracks(f, t, &L, &first);
 	json_windows(f, t);
 	for (size_t i = 0; i < t->n; i++)
-		json_rec(f, t, v[i], ct, nct);
+		json_rec(f, t, v[i]);
 	fprintf(f, "\n],\"otherData\":{\"records\":%zu,\"dropped\":%llu,\"complete\":%s",
 		t->n, (unsigned long long)t->dropped, t->complete ? "true" : "false");
 	if (t->nwin) {
@@ -305,7 +298,6 @@ int render_json(const struct trace *t, FILE *f)
 	}
 	fputs("}}\n", f);
 	free(v);
-	free(ct);
 	free(L.v);
 	return 0;
 }
@@ -340,9 +332,9 @@ static int svg_lane_y(const struct lanes *L, size_t j)
 static void svg_frame(FILE *f, const struct trace *t, const struct lanes *L,
 		      const struct layout *lo, int H)
 {
-	const char *dev = trace_meta(t, "device");
-	char shown[32];
+	char shown[32], dev[600];
 	double sum = 0;
+	device_words(t, dev, sizeof dev);
 	for (size_t k = 0; k < lo->n; k++)
 		sum += (double)(lo->p[k].b - lo->p[k].a);
 	fmt_num(shown, sizeof shown, floor(sum / 1e3 + 0.5) / 1e3);
@@ -351,7 +343,7 @@ static void svg_frame(FILE *f, const struct trace *t, const struct lanes *L,
 		"font-size=\"12\">\n", SVG_W, H, SVG_W, H);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", SVG_W, H);
 	fputs("<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">", f);
-	xml_str(f, dev ? dev : "GPU timeline");
+	xml_str(f, dev);
 	if (t->nwin) {
 		fputs(" \xe2\x80\x94 ", f); /* an em dash */
 		xml_str(f, t->win_desc ? t->win_desc : "window");

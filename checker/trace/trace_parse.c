@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FIELDS 12
+#define MAX_FIELDS 16
 
 /* ------------------------------------------------------------------------ */
 /* Names                                                                     */
@@ -25,13 +25,18 @@ static const char *const mem_names[] = { "UNKNOWN", "PAGEABLE", "PINNED", "DEVIC
 					 "MANAGED" };
 static const char *const sync_names[] = { "stream", "event", "context", "wait",
 					  "unknown" };
-static const char *const stream_kind_names[] = { "created", "default", "per-thread" };
+static const char *const stream_kind_names[] = { "created", "default", "per-thread",
+						 "internal", "unknown" };
+static const char *const stream_sync_names[] = { "-", "blocking", "non-blocking" };
+static const char *const via_names[] = { "-", "direct", "host" };
 
 const char *kind_name(int k) { return kind_names[k]; }
 const char *dir_name(int d) { return dir_names[d]; }
 const char *mem_name(int m) { return mem_names[m]; }
 const char *sync_name(int s) { return sync_names[s]; }
 const char *stream_kind_name(int k) { return stream_kind_names[k]; }
+const char *stream_sync_name(int s) { return stream_sync_names[s]; }
+const char *via_name(int v) { return via_names[v]; }
 
 /* Index of s in names[0..n), or -1. */
 static int lookup(const char *const *names, int n, const char *s)
@@ -72,9 +77,10 @@ const char *trace_meta(const struct trace *t, const char *key)
 	return v;
 }
 
-/* What kind of stream id is: declared in the file, else by meta
- * default_stream, else created. */
-int trace_stream_kind(const struct trace *t, uint32_t id)
+/* Stream id as declared; undeclared: the legacy one if meta default_stream
+ * names it, else (format 1) a created one, or (format 2, where every stream
+ * with work is declared by the end) of unknown kind, on device 0. */
+struct stream_decl trace_stream(const struct trace *t, uint32_t id)
 {
 	size_t lo = 0, hi = t->nstreams;
 	while (lo < hi) {
@@ -85,11 +91,47 @@ int trace_stream_kind(const struct trace *t, uint32_t id)
 			hi = mid;
 	}
 	if (lo < t->nstreams && t->streams[lo].id == id)
-		return t->streams[lo].kind;
-	const char *d = trace_meta(t, "default_stream");
-	if (d && strtoul(d, NULL, 10) == id)
-		return ST_DEFAULT;
-	return ST_CREATED;
+		return t->streams[lo];
+	struct stream_decl d = { id, 0, t->version >= 2 ? ST_UNKNOWN : ST_CREATED, SY_NONE };
+	const char *m = trace_meta(t, "default_stream");
+	if (m && strtoul(m, NULL, 10) == id)
+		d.kind = ST_DEFAULT;
+	return d;
+}
+
+int trace_stream_kind(const struct trace *t, uint32_t id)
+{
+	return trace_stream(t, id).kind;
+}
+
+/* Device id as declared, or NULL. */
+const struct device_decl *trace_device(const struct trace *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->ndevices; i++)
+		if (t->devices[i].id == id)
+			return &t->devices[i];
+	return NULL;
+}
+
+/* The host thread whose runtime call queued r (the api record with r's
+ * correlation id); an api or nvtx record's own thread; else NO_THREAD. */
+uint32_t trace_thread_of(const struct trace *t, const struct rec *r)
+{
+	if (r->kind == K_API || r->kind == K_NVTX)
+		return r->tid;
+	if (t->base)
+		t = t->base;
+	size_t lo = 0, hi = t->nthreads;
+	while (r->corr && lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->threads[mid].corr < r->corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (r->corr && lo < t->nthreads && t->threads[lo].corr == r->corr)
+		return t->threads[lo].tid;
+	return NO_THREAD;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -142,19 +184,59 @@ static int split(char *line, char **f)
 /* Records                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Fill r from fields f[0..n); f[0] is the tag. Return NULL on success, or
- * what is wrong. */
-static const char *parse_rec(char **f, int n, struct rec *r)
+/* Format 2's fields that format 1 lacks, taken out of f[] so that the rest
+ * reads as format 1: a GPU record's DEVICE (after its times), a copy's PEER
+ * and VIA (before its CORR). Return NULL, or what is wrong. */
+static const char *take_v2(char **f, int *n, struct rec *r, int k)
+{
+	static const int nfields[] = { 13, 9, 8, 7, 6, 6, 5 };
+	int at = k == K_EVENT ? 2 : 3;
+	uint32_t v;
+
+	if (*n != nfields[k])
+		return "wrong number of fields";
+	if (k == K_API || k == K_NVTX)
+		return NULL;
+	if (num32(f[at], &r->device))
+		return "bad device";
+	memmove(&f[at], &f[at + 1], (size_t)(*n - at - 1) * sizeof *f);
+	(*n)--;
+	if (k != K_COPY)
+		return NULL;
+	/* f: tag START END STREAM DIR BYTES SRC DST ASYNC PEER VIA CORR */
+	if (strcmp(f[9], "-") == 0)
+		r->peer = NO_DEVICE;
+	else if (num32(f[9], &v))
+		return "bad peer device";
+	else
+		r->peer = v;
+	int via = lookup(via_names, 3, f[10]);
+	if (via < 0)
+		return "bad VIA (direct, host or -)";
+	r->via = (uint8_t)via;
+	f[9] = f[11];
+	*n = 10;
+	return NULL;
+}
+
+/* Fill r from fields f[0..n) of a format `version` line; f[0] is the tag.
+ * Return NULL on success, or what is wrong. */
+static const char *parse_rec(char **f, int n, struct rec *r, int version)
 {
 	int k = lookup(kind_names, K_NKINDS, f[0]);
 	static const int nfields[] = { 10, 8, 7, 6, 5, 6, 5 };
+	const char *why;
 	int i;
 
 	if (k < 0)
 		return "unknown record type";
+	memset(r, 0, sizeof *r);
+	r->device = (k == K_API || k == K_NVTX) ? NO_DEVICE : 0;
+	r->peer = NO_DEVICE;
+	if (version >= 2 && (why = take_v2(f, &n, r, k)))
+		return why;
 	if (n != nfields[k])
 		return "wrong number of fields";
-	memset(r, 0, sizeof *r);
 	r->kind = (uint8_t)k;
 	r->stream = NO_STREAM;
 	/* CORR is the last field but a name's; a file that holds something
@@ -188,6 +270,8 @@ static const char *parse_rec(char **f, int n, struct rec *r)
 		if (strcmp(f[8], "0") && strcmp(f[8], "1"))
 			return "bad async flag";
 		r->async = f[8][0] == '1';
+		if ((r->dir == D_P2P) != (r->via != VIA_NONE) && version >= 2)
+			return "a P2P copy needs VIA direct or host, any other copy -";
 		break;
 	case K_KERNEL:
 		if (num32(f[3], &r->stream))
@@ -233,6 +317,18 @@ int trace_rec_cmp(const void *pa, const void *pb)
 	if (a->end != b->end)
 		return a->end < b->end ? -1 : 1;
 	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int device_cmp(const void *pa, const void *pb)
+{
+	const struct device_decl *a = pa, *b = pb;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int corr_cmp(const void *pa, const void *pb)
+{
+	const struct corr_tid *a = pa, *b = pb;
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
 }
 
 static int decl_cmp(const void *pa, const void *pb)
@@ -308,7 +404,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t sz)
  * declarations. Return 0, or 3 after one line on stderr saying why. */
 static int read_lines(const char *path, struct trace *t)
 {
-	size_t cap_r = 0, cap_m = 0, cap_s = 0, lineno = 0;
+	size_t cap_r = 0, cap_m = 0, cap_s = 0, cap_d = 0, lineno = 0;
 	char *f[MAX_FIELDS + 1];
 	char copy[64];
 	int saw_end = 0;
@@ -333,11 +429,12 @@ static int read_lines(const char *path, struct trace *t)
 				fprintf(stderr, "%s: not a streamtrace file\n", path);
 				return 3;
 			}
-			if (v != 1) {
+			if (v != 1 && v != 2) {
 				fprintf(stderr, "%s: streamtrace format %u; this tool reads "
-					"format 1\n", path, v);
+					"formats 1 and 2\n", path, v);
 				return 3;
 			}
+			t->version = (int)v;
 			continue;
 		}
 		if (ll == 0 || line[0] == '#')
@@ -354,14 +451,34 @@ static int read_lines(const char *path, struct trace *t)
 			t->meta[t->nmeta].key = f[1];
 			t->meta[t->nmeta++].value = f[2];
 		} else if (strcmp(f[0], "stream") == 0) {
-			struct stream_decl d;
-			int k = n == 3 ? lookup(stream_kind_names, 3, f[2]) : -1;
-			if (n != 3 || num32(f[1], &d.id) || k < 0)
+			/* format 1: stream ID KIND; 2: stream ID KIND DEVICE SYNC */
+			struct stream_decl d = { 0, 0, 0, SY_NONE };
+			int want = t->version >= 2 ? 5 : 3, sy = 0;
+			int k = n == want ? lookup(stream_kind_names, t->version >= 2 ? 4 : 3, f[2]) : -1;
+			if (t->version >= 2 && k >= 0 &&
+			    (num32(f[3], &d.device) || (sy = lookup(stream_sync_names, 3, f[4])) < 0))
+				k = -1;
+			if (n != want || num32(f[1], &d.id) || k < 0)
 				return bad_line(path, lineno, copy, "bad stream line");
 			d.kind = (uint8_t)k;
+			d.sync = (uint8_t)sy;
 			if (grow((void **)&t->streams, &cap_s, t->nstreams, sizeof d))
 				goto oom;
 			t->streams[t->nstreams++] = d;
+		} else if (strcmp(f[0], "device") == 0 && t->version >= 2) {
+			/* device ID COPY_ENGINES SM_COUNT NAME */
+			struct device_decl d;
+			char *e1, *e2;
+			if (n != 5 || num32(f[1], &d.id))
+				return bad_line(path, lineno, copy, "bad device line");
+			d.copy_engines = (int)strtol(f[2], &e1, 10);
+			d.sm_count = (int)strtol(f[3], &e2, 10);
+			if (*e1 || *e2 || e1 == f[2] || e2 == f[3])
+				return bad_line(path, lineno, copy, "bad device line");
+			d.name = f[4];
+			if (grow((void **)&t->devices, &cap_d, t->ndevices, sizeof d))
+				goto oom;
+			t->devices[t->ndevices++] = d;
 		} else if (strcmp(f[0], "end") == 0) {
 			uint64_t nrec;
 			if (n != 3 || num(f[1], &nrec) || num(f[2], &t->dropped))
@@ -373,7 +490,7 @@ static int read_lines(const char *path, struct trace *t)
 				goto oom;
 			if (n > MAX_FIELDS)
 				return bad_line(path, lineno, copy, "too many fields");
-			why = parse_rec(f, n, &t->recs[t->n]);
+			why = parse_rec(f, n, &t->recs[t->n], t->version);
 			if (why)
 				return bad_line(path, lineno, copy, why);
 			t->recs[t->n++].line = (uint32_t)lineno;
@@ -412,6 +529,33 @@ static void finish(struct trace *t)
 		t->streams[w++] = t->streams[i];
 	}
 	t->nstreams = w;
+	/* Format 1 named its one device in meta lines. */
+	if (!t->ndevices && trace_meta(t, "device")) {
+		t->devices = malloc(sizeof *t->devices);
+		if (t->devices) {
+			const char *ce = trace_meta(t, "copy_engines"), *sm = trace_meta(t, "sm_count");
+			t->devices[0].id = 0;
+			t->devices[0].copy_engines = ce ? atoi(ce) : -1;
+			t->devices[0].sm_count = sm ? atoi(sm) : -1;
+			t->devices[0].name = trace_meta(t, "device");
+			t->ndevices = 1;
+		}
+	}
+	if (t->ndevices > 1)
+		qsort(t->devices, t->ndevices, sizeof *t->devices, device_cmp);
+	/* Which thread queued what: the api records by correlation id. */
+	size_t napi = 0;
+	for (size_t i = 0; i < t->n; i++)
+		napi += t->recs[i].kind == K_API && t->recs[i].corr;
+	t->threads = malloc((napi ? napi : 1) * sizeof *t->threads);
+	if (t->threads) {
+		for (size_t i = 0; i < t->n; i++)
+			if (t->recs[i].kind == K_API && t->recs[i].corr) {
+				t->threads[t->nthreads].corr = t->recs[i].corr;
+				t->threads[t->nthreads++].tid = t->recs[i].tid;
+			}
+		qsort(t->threads, t->nthreads, sizeof *t->threads, corr_cmp);
+	}
 	if (t->n) {
 		t->t0 = t->recs[0].start;
 		for (size_t i = 0; i < t->n; i++)
@@ -449,6 +593,8 @@ void trace_free(struct trace *t)
 		free(t->text);
 		free(t->meta);
 		free(t->streams);
+		free(t->devices);
+		free(t->threads);
 	}
 	free(t->recs);
 	free(t->win);

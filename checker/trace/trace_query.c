@@ -40,6 +40,7 @@ int sel_parse(const char *s, struct sel *o)
 	};
 	memset(o, 0, sizeof *o);
 	o->sync = -1;
+	o->via = -1;
 	for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
 		if (strcmp(s, plain[i].word) == 0) {
 			o->kinds = plain[i].kinds;
@@ -64,6 +65,14 @@ int sel_parse(const char *s, struct sel *o)
 		o->kinds = BIT(K_NVTX);
 		o->match = NM_EXACT;
 		o->name = arg;
+	} else if (len == 3 && strncmp(s, "p2p", 3) == 0) {
+		/* p2p:direct, p2p:host: how a peer copy went */
+		o->kinds = BIT(K_COPY);
+		o->dirs = BIT(D_P2P);
+		o->via = strcmp(arg, "direct") == 0 ? VIA_DIRECT
+			 : strcmp(arg, "host") == 0 ? VIA_HOST : -1;
+		if (o->via < 0)
+			return -1;
 	} else if (len == 4 && strncmp(s, "sync", 4) == 0) {
 		static const char *const types[] = { "stream", "event", "context", "wait" };
 		o->kinds = BIT(K_SYNC);
@@ -100,15 +109,25 @@ static int rec_ok(const struct trace *t, const struct sel *s,
 		return 0;
 	if (s->sync >= 0 && r->sync != s->sync)
 		return 0;
+	if (s->via >= 0 && r->via != s->via)
+		return 0;
 	if (!name_ok(s, r->name))
 		return 0;
 	if (f && f->by_stream) {
 		if (r->stream == NO_STREAM)
 			return 0;
-		if (f->stream_default ? trace_stream_kind(t, r->stream) != ST_DEFAULT
-				      : r->stream != f->stream)
+		if (f->stream_kind < 0 && f->stream_sync < 0 && r->stream != f->stream)
+			return 0;
+		struct stream_decl d = trace_stream(t, r->stream);
+		if (f->stream_kind >= 0 && d.kind != f->stream_kind)
+			return 0;
+		if (f->stream_sync >= 0 && d.sync != f->stream_sync)
 			return 0;
 	}
+	if (f && f->device != NO_DEVICE && r->device != f->device)
+		return 0;
+	if (f && f->thread != NO_THREAD && trace_thread_of(t, r) != f->thread)
+		return 0;
 	if (f && f->mem >= 0) {
 		if (r->kind != K_COPY && r->kind != K_MEMSET)
 			return 0;
@@ -117,6 +136,13 @@ static int rec_ok(const struct trace *t, const struct sel *s,
 		return host_mem(r) == f->mem;
 	}
 	return 1;
+}
+
+/* A filter that lets every record through. */
+struct filter filter_none(void)
+{
+	struct filter f = { 0, -1, -1, -1, 0, NO_DEVICE, NO_THREAD };
+	return f;
 }
 
 /* Point *out at a new array of the matching records, in start order.
@@ -231,9 +257,15 @@ static void print_list_line(const struct trace *t, const struct rec *r,
 	}
 	if (r->kind == K_COPY || r->kind == K_MEMSET)
 		snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)r->bytes);
-	printf("%.6f\t%.6f\t%.6f\t%s\t%s\t%s\t%s\t%s%s", ms(r->start - t->t0),
+	char dev[16] = "-", thread[16] = "-";
+	uint32_t tid = trace_thread_of(t, r);
+	if (r->device != NO_DEVICE)
+		snprintf(dev, sizeof dev, "%u", r->device);
+	if (tid != NO_THREAD)
+		snprintf(thread, sizeof thread, "%u", tid);
+	printf("%.6f\t%.6f\t%.6f\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s", ms(r->start - t->t0),
 	       ms(r->end - t->t0), ms(r->end - r->start), kind_name(r->kind),
-	       stream, name, bytes, mem, end);
+	       stream, name, bytes, mem, dev, thread, end);
 }
 
 /*
@@ -290,8 +322,8 @@ static int usage_q(const char *fmt, const char *word)
 	fprintf(stderr, "streamtrace query: ");
 	fprintf(stderr, fmt, word);
 	fprintf(stderr, "\nusage: streamtrace query FILE QUESTION [SEL [SEL2]] "
-		"[--stream ID|default] [--mem KIND] [WINDOW]\n"
-		"(streamtrace help lists questions, selectors and windows)\n");
+		"[FILTERS] [WINDOW]\n"
+		"(streamtrace help lists questions, selectors, filters and windows)\n");
 	return 2;
 }
 
@@ -299,23 +331,45 @@ static int usage_q(const char *fmt, const char *word)
  * question. Return the exit status. */
 int query_main(const struct trace *t, int argc, char **argv)
 {
-	struct filter f = { 0, 0, -1, 0 };
+	struct filter f = filter_none();
 	const char *pos[4];
 	int npos = 0;
 
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--stream") == 0 && i + 1 < argc) {
+			/* an id, or a kind: default, per-thread, created, internal;
+			 * blocking, non-blocking (how it syncs with the legacy one) */
 			const char *v = argv[++i];
 			char *end;
 			f.by_stream = 1;
-			if (strcmp(v, "default") == 0) {
-				f.stream_default = 1;
-			} else {
+			for (int k = 0; k < ST_UNKNOWN; k++)
+				if (strcmp(v, stream_kind_name(k)) == 0)
+					f.stream_kind = k;
+			if (strcmp(v, "blocking") == 0)
+				f.stream_sync = SY_BLOCKING;
+			else if (strcmp(v, "non-blocking") == 0)
+				f.stream_sync = SY_NONBLOCKING;
+			if (f.stream_kind < 0 && f.stream_sync < 0) {
 				unsigned long id = strtoul(v, &end, 10);
 				if (*end || end == v)
-					return usage_q("--stream takes a stream id or 'default', not \"%s\"", v);
+					return usage_q("--stream takes a stream id or a kind (default, "
+						       "per-thread, created, internal, blocking, "
+						       "non-blocking), not \"%s\"", v);
 				f.stream = (uint32_t)id;
 			}
+		} else if ((strcmp(argv[i], "--device") == 0 || strcmp(argv[i], "--thread") == 0) &&
+			   i + 1 < argc) {
+			const char *v = argv[i + 1];
+			char *end;
+			unsigned long id = strtoul(v, &end, 10);
+			if (*end || end == v || *v == '-')
+				return usage_q(argv[i][2] == 'd' ? "--device takes a device number, not \"%s\""
+								 : "--thread takes a thread id, not \"%s\"", v);
+			if (argv[i][2] == 'd')
+				f.device = (uint32_t)id;
+			else
+				f.thread = (uint32_t)id;
+			i++;
 		} else if (strcmp(argv[i], "--mem") == 0 && i + 1 < argc) {
 			f.mem = mem_parse(argv[++i]);
 			if (f.mem <= M_UNKNOWN)
@@ -337,6 +391,14 @@ int query_main(const struct trace *t, int argc, char **argv)
 		if (npos != 1)
 			return usage_q("%s", "dropped takes no selector");
 		printf("%llu\n", (unsigned long long)t->dropped);
+		return 0;
+	}
+	if (strcmp(q, "devices") == 0) {
+		if (npos != 1)
+			return usage_q("%s", "devices takes no selector");
+		for (size_t i = 0; i < t->ndevices; i++)
+			printf("%u %d %d %s\n", t->devices[i].id, t->devices[i].copy_engines,
+			       t->devices[i].sm_count, t->devices[i].name);
 		return 0;
 	}
 	if (strcmp(q, "meta") == 0) {
@@ -415,9 +477,11 @@ int query_main(const struct trace *t, int argc, char **argv)
 				ids[n++] = a[i]->stream;
 		qsort(ids, n, sizeof *ids, ustream_cmp);
 		for (size_t i = 0; i < n; i++)
-			if (i == 0 || ids[i] != ids[i - 1])
-				printf("%u %s\n", ids[i],
-				       stream_kind_name(trace_stream_kind(t, ids[i])));
+			if (i == 0 || ids[i] != ids[i - 1]) {
+				struct stream_decl d = trace_stream(t, ids[i]);
+				printf("%u %s %u %s\n", ids[i], stream_kind_name(d.kind),
+				       d.device, stream_sync_name(d.sync));
+			}
 		free(ids);
 	} else if (strcmp(q, "overlap") == 0) {
 		struct ival *ua = malloc((na ? na : 1) * sizeof *ua);

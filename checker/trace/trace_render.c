@@ -3,9 +3,9 @@
  * lanes, panels, styles (render.h). JSON and SVG are in trace_export.c, the
  * summary in trace_summary.c.
  *
- * Lanes: one per GPU stream (the default stream first, then in the order
- * they started work), then per host thread one for its NVTX ranges and one
- * for its runtime calls.
+ * Lanes: one per GPU stream, by device (on each, the default stream first,
+ * then in the order they started work), then per host thread one for its
+ * NVTX ranges and one for its runtime calls.
  * Panels: a view's windows side by side at one scale; the whole trace is
  * one panel, the time of its GPU work and NVTX ranges.
  */
@@ -26,6 +26,8 @@ static int lane_cmp(const void *pa, const void *pb)
 	int ha = a->kind != LANE_STREAM, hb = b->kind != LANE_STREAM;
 	if (ha != hb)
 		return ha - hb;
+	if (!ha && a->device != b->device)
+		return a->device < b->device ? -1 : 1;
 	if (a->number != b->number) /* default stream first; threads in order */
 		return a->number - b->number;
 	if (ha)
@@ -92,6 +94,71 @@ int thread_number(const struct trace *t, uint32_t tid)
 	return n + 1;
 }
 
+/* The device a stream belongs to (its declaration; else its first record's). */
+uint32_t stream_device(const struct trace *t, uint32_t id)
+{
+	const struct trace *w = t->base ? t->base : t;
+	for (size_t i = 0; i < w->nstreams; i++)
+		if (w->streams[i].id == id)
+			return w->streams[i].device;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->recs[i].stream == id && w->recs[i].device != NO_DEVICE)
+			return w->recs[i].device;
+	return 0;
+}
+
+/* Stream a before stream b, as the JSON and SVG order tracks: by device,
+ * the legacy default stream first, then by id. */
+int stream_order(const struct trace *t, uint32_t a, uint32_t b)
+{
+	uint32_t da = stream_device(t, a), db = stream_device(t, b);
+	if (da != db)
+		return da < db;
+	int la = trace_stream_kind(t, a) == ST_DEFAULT, lb = trace_stream_kind(t, b) == ST_DEFAULT;
+	return la != lb ? la : a < b;
+}
+
+/* The host thread whose calls queued work on stream id (its first record
+ * that names one), or NO_THREAD. */
+static uint32_t stream_thread(const struct trace *t, uint32_t id)
+{
+	const struct trace *w = t->base ? t->base : t;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->recs[i].stream == id && trace_is_gpu(&w->recs[i])) {
+			uint32_t tid = trace_thread_of(w, &w->recs[i]);
+			if (tid != NO_THREAD)
+				return tid;
+		}
+	return NO_THREAD;
+}
+
+/* A stream's name in the drawings: "default" (the legacy stream), "thread
+ * 2 default" (that host thread's per-thread default stream), "stream 13",
+ * "stream 14 nb" (created non-blocking), "internal 19"; "dev 1 ..." before
+ * it when the trace's streams are on several devices. Return its length. */
+int stream_label(const struct trace *t, uint32_t id, int devices, char *buf, size_t n)
+{
+	struct stream_decl d = trace_stream(t, id);
+	char dev[16] = "";
+	if (devices)
+		snprintf(dev, sizeof dev, "dev %u ", stream_device(t, id));
+	switch (d.kind) {
+	case ST_DEFAULT:
+		return snprintf(buf, n, "%sdefault", dev);
+	case ST_PER_THREAD: {
+		uint32_t tid = stream_thread(t, id);
+		if (tid != NO_THREAD)
+			return snprintf(buf, n, "%sthread %d default", dev, thread_number(t, tid));
+		return snprintf(buf, n, "%sper-thread %u", dev, id);
+	}
+	case ST_INTERNAL:
+		return snprintf(buf, n, "%sinternal %u", dev, id);
+	default:
+		return snprintf(buf, n, "%sstream %u%s", dev, id,
+				d.sync == SY_NONBLOCKING ? " nb" : "");
+	}
+}
+
 /* Name lane l: "default", "stream 13", "thread 1", "calls". */
 static void lane_label(const struct trace *t, const struct lanes *L, struct lane *l)
 {
@@ -102,13 +169,7 @@ static void lane_label(const struct trace *t, const struct lanes *L, struct lane
 		int nvtx = lane_find(L, LANE_NVTX, l->id) >= 0;
 		snprintf(l->label, sizeof l->label, nvtx ? "calls" : "thread %d calls", l->number);
 	} else {
-		int k = trace_stream_kind(t, l->id);
-		if (k == ST_DEFAULT)
-			snprintf(l->label, sizeof l->label, "default");
-		else if (k == ST_PER_THREAD)
-			snprintf(l->label, sizeof l->label, "per-thread %u", l->id);
-		else
-			snprintf(l->label, sizeof l->label, "stream %u", l->id);
+		stream_label(t, l->id, L->devices, l->label, sizeof l->label);
 	}
 }
 
@@ -120,6 +181,7 @@ int lanes_make(const struct trace *t, struct lanes *L)
 	size_t cap = 0;
 	L->v = NULL;
 	L->n = L->nstreams = 0;
+	L->devices = 0;
 	/* Linear scans over the (few) lanes seen so far: a trace has tens of
 	 * streams at most. */
 	for (size_t i = 0; i < t->n; i++) {
@@ -140,6 +202,9 @@ int lanes_make(const struct trace *t, struct lanes *L)
 		l->first = t->recs[i].start;
 		l->number = kind != LANE_STREAM ? thread_number(t, id)
 						: trace_stream_kind(t, id) != ST_DEFAULT;
+		l->device = kind == LANE_STREAM ? stream_device(t, id) : 0;
+		if (kind == LANE_STREAM && L->v[0].device != l->device)
+			L->devices = 1;
 	}
 	if (L->n)
 		qsort(L->v, L->n, sizeof *L->v, lane_cmp);
@@ -147,15 +212,53 @@ int lanes_make(const struct trace *t, struct lanes *L)
 		lane_label(t, L, &L->v[j]);
 	/* After a cudaDeviceReset the new context has its own default stream:
 	 * then say which default is which. */
-	int ndefault = 0;
-	for (size_t j = 0; j < L->n; j++)
-		ndefault += L->v[j].kind == LANE_STREAM && L->v[j].number == 0;
-	for (size_t j = 0; ndefault > 1 && j < L->n; j++)
-		if (L->v[j].kind == LANE_STREAM && L->v[j].number == 0)
-			snprintf(L->v[j].label, sizeof L->v[j].label, "default %u", L->v[j].id);
+	for (size_t j = 0; j < L->n; j++) {
+		struct lane *l = &L->v[j];
+		int ndefault = 0;
+		if (l->kind != LANE_STREAM || l->number != 0)
+			continue;
+		for (size_t k = 0; k < L->n; k++)
+			ndefault += L->v[k].kind == LANE_STREAM && L->v[k].number == 0 &&
+				    L->v[k].device == l->device;
+		if (ndefault > 1) {
+			char dev[16] = "";
+			if (L->devices)
+				snprintf(dev, sizeof dev, "dev %u ", l->device);
+			snprintf(l->label, sizeof l->label, "%sdefault %u", dev, l->id);
+		}
+	}
 	while (L->nstreams < L->n && L->v[L->nstreams].kind == LANE_STREAM)
 		L->nstreams++;
 	return 0;
+}
+
+/* What ran it, for a title: "NVIDIA H200, 3 copy engines"; with several
+ * devices "2 x NVIDIA H200, 3 copy engines each", or each named. */
+void device_words(const struct trace *t, char *buf, size_t n)
+{
+	const struct trace *w = t->base ? t->base : t;
+	if (w->ndevices <= 1) {
+		const char *dev = trace_meta(w, "device"), *ce = trace_meta(w, "copy_engines");
+		if (!dev && w->ndevices)
+			dev = w->devices[0].name;
+		snprintf(buf, n, "%s%s%s%s", dev ? dev : "unknown device", ce ? ", " : "",
+			 ce ? ce : "", ce ? " copy engines" : "");
+		return;
+	}
+	int same = 1;
+	for (size_t i = 1; i < w->ndevices; i++)
+		same &= strcmp(w->devices[i].name, w->devices[0].name) == 0 &&
+			w->devices[i].copy_engines == w->devices[0].copy_engines;
+	if (same) {
+		snprintf(buf, n, "%zu x %s, %d copy engines each", w->ndevices,
+			 w->devices[0].name, w->devices[0].copy_engines);
+		return;
+	}
+	size_t used = (size_t)snprintf(buf, n, "%zu devices:", w->ndevices);
+	for (size_t i = 0; i < w->ndevices && used < n; i++)
+		used += (size_t)snprintf(buf + used, n - used, "%s %u %s (%d copy engines)",
+					 i ? "," : "", w->devices[i].id, w->devices[i].name,
+					 w->devices[i].copy_engines);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -577,23 +680,43 @@ static int fold_groups(const struct lanes *L, size_t room, struct rows *R, const
 		}
 	if (nrows <= room)
 		return 0;
-	size_t per = (nrows + room - 1) / room, nr = 0;
+	size_t per = (nrows + room - 1) / room, nr = 0, k = 0;
+	(void)lo;
+	(void)hi;
 	int *merged = malloc(R->n * sizeof *merged);
 	if (!merged)
 		return -1;
-	/* stream rows are lo..hi, one after the other; a new row's label goes
+	/* groups of `per` foldable rows of one device; a new row's label goes
 	 * to a lower index than any still to be read */
+	int open = -1;          /* the row of the group being filled */
+	size_t open_first = 0;  /* its first lane */
 	for (size_t r = 0; r < R->n; r++) {
-		int grouped = r >= lo && r <= hi, starts = !grouped || (r - lo) % per == 0;
-		merged[r] = starts ? (int)nr++ : merged[r - 1];
+		const struct lane *l = &L->v[first[r]];
+		int grouped = foldable(l);
+		int starts = !grouped || open < 0 || k % per == 0 ||
+			     L->v[open_first].device != l->device;
+		if (grouped && starts)
+			k = 0;
+		merged[r] = starts ? (int)nr++ : open;
 		if (!grouped) {
 			memmove(R->label[merged[r]], R->label[r], sizeof R->label[0]);
-		} else if (starts) {
-			size_t last = r + per - 1 > hi ? hi : r + per - 1;
-			uint32_t a = L->v[first[r]].id, b = L->v[first[last]].id;
-			snprintf(R->label[merged[r]], sizeof R->label[0],
-				 a == b ? "stream %u" : "streams %u-%u", a, b);
+			open = -1;
+			continue;
 		}
+		if (starts) {
+			open = merged[r];
+			open_first = first[r];
+		}
+		k++;
+		/* the label of the group so far: first and last stream */
+		char dev[16] = "";
+		if (L->devices)
+			snprintf(dev, sizeof dev, "dev %u ", l->device);
+		uint32_t a = L->v[open_first].id, b = l->id;
+		snprintf(R->label[open], sizeof R->label[0],
+			 a == b ? "%sstream %u" : "%sstreams %u-%u", dev, a, b);
+		if (a == b) /* a group of one keeps the lane's own label */
+			memmove(R->label[open], R->label[r], sizeof R->label[0]);
 	}
 	for (size_t j = 0; j < L->n; j++)
 		R->row_of[j] = merged[R->row_of[j]];
@@ -636,12 +759,11 @@ static void put_cut(FILE *f, const char *s, int w)
  * Return the number of lines printed. */
 static int put_header(FILE *f, const struct trace *t, const struct layout *lo, int width)
 {
-	char line[1200], num[32];
-	const char *dev = trace_meta(t, "device"), *ce = trace_meta(t, "copy_engines");
+	char line[1200], num[32], dev[600];
+	device_words(t, dev, sizeof dev);
 	fmt_num(num, sizeof num, floor(spans(lo) / 1e3 + 0.5) / 1e3);
-	snprintf(line, sizeof line, "%s: %s%s%s%s, %s ms shown, %zu records%s", t->path,
-		 dev ? dev : "unknown device", ce ? ", " : "", ce ? ce : "",
-		 ce ? " copy engines" : "", num, t->n, t->complete ? "" : " (ENDS EARLY)");
+	snprintf(line, sizeof line, "%s: %s, %s ms shown, %zu records%s", t->path,
+		 dev, num, t->n, t->complete ? "" : " (ENDS EARLY)");
 	put_cut(f, line, width);
 	if (!t->nwin)
 		return 1;

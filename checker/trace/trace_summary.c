@@ -90,7 +90,9 @@ static size_t union_of(const struct trace *t, const char *seltext, int by_stream
 {
 	struct sel s;
 	const struct rec **v;
-	struct filter flt = { by_stream, 0, -1, id };
+	struct filter flt = filter_none();
+	flt.by_stream = by_stream;
+	flt.stream = id;
 	sel_parse(seltext, &s);
 	size_t n = select_recs(t, &s, &flt, &v);
 	*out = xmalloc(n * sizeof **out);
@@ -137,12 +139,12 @@ static size_t others_union(const struct trace *t, uint32_t except, struct ival *
 /* Where the figures come from: file, device, program, window, span. */
 static void sum_head(FILE *f, const struct trace *t, int width)
 {
-	const char *dev = trace_meta(t, "device"), *ce = trace_meta(t, "copy_engines");
 	const char *argv = trace_meta(t, "argv");
+	char dev[600];
+	device_words(t, dev, sizeof dev);
 	say(f, width, "trace      %s (%s)", t->path,
 	    t->complete ? "complete" : "ENDS EARLY: the program may have crashed");
-	say(f, width, "device     %s%s%s%s", dev ? dev : "unknown", ce ? ", " : "",
-	    ce ? ce : "", ce ? " copy engines" : "");
+	say(f, width, "device     %s", dev);
 	if (argv)
 		say(f, width, "program    %s", argv);
 	if (!t->nwin) {
@@ -185,7 +187,8 @@ static void sum_kinds(FILE *f, const struct trace *t, int width)
 	int header = 0;
 	for (int d = 0; d < 2; d++)
 		for (int m = M_PAGEABLE; m < M_NKINDS; m++) {
-			struct filter flt = { 0, 0, m, 0 };
+			struct filter flt = filter_none();
+			flt.mem = m;
 			measure(t, d ? "d2h" : "h2d", &flt, &n, &total, &busy, &bytes);
 			if (!n)
 				continue;
@@ -199,6 +202,19 @@ static void sum_kinds(FILE *f, const struct trace *t, int width)
 			say(f, width, "%-14s %6zu %14llu %12.6f %9.3f", what, n,
 			    (unsigned long long)bytes, ms(total), frac(bytes, total));
 		}
+	/* copies between devices: directly, or staged through the host */
+	for (int v = 0; v < 2; v++) {
+		measure(t, v ? "p2p:host" : "p2p:direct", NULL, &n, &total, &busy, &bytes);
+		if (!n)
+			continue;
+		if (!header++) {
+			say(f, width, "");
+			say(f, width, "%-14s %6s %14s %12s %9s", "copies", "count", "bytes",
+			    "ms", "GB/s");
+		}
+		say(f, width, "%-14s %6zu %14llu %12.6f %9.3f", v ? "P2P via host" : "P2P direct",
+		    n, (unsigned long long)bytes, ms(total), frac(bytes, total));
+	}
 }
 
 /* Per stream: its work, its busy time, and the fraction of that time
@@ -207,11 +223,17 @@ static void sum_streams(FILE *f, const struct trace *t, const struct lanes *L, i
 {
 	if (!L->nstreams)
 		return;
+	int lw = 14; /* the widest label: "dev 1 thread 2 default" */
+	for (size_t j = 0; j < L->nstreams; j++)
+		if ((int)strlen(L->v[j].label) > lw)
+			lw = (int)strlen(L->v[j].label);
 	say(f, width, "");
-	say(f, width, "%-14s %6s %7s %7s %12s %s", "stream", "copies", "kernels", "memsets",
+	say(f, width, "%-*s %6s %7s %7s %12s %s", lw, "stream", "copies", "kernels", "memsets",
 	    "busy ms", "alongside");
 	for (size_t j = 0; j < L->nstreams; j++) {
-		struct filter flt = { 1, 0, -1, L->v[j].id };
+		struct filter flt = filter_none();
+		flt.by_stream = 1;
+		flt.stream = L->v[j].id;
 		size_t nc, nk, nm;
 		uint64_t total, busy, bytes;
 		measure(t, "copy", &flt, &nc, &total, &busy, &bytes);
@@ -221,7 +243,7 @@ static void sum_streams(FILE *f, const struct trace *t, const struct lanes *L, i
 		size_t n1 = union_of(t, "gpu", 1, L->v[j].id, &mine);
 		size_t n2 = others_union(t, L->v[j].id, &rest);
 		uint64_t b = ivals_len(mine, n1), ov = ivals_overlap(mine, n1, rest, n2);
-		say(f, width, "%-14s %6zu %7zu %7zu %12.6f %.4f", L->v[j].label, nc, nk, nm,
+		say(f, width, "%-*s %6zu %7zu %7zu %12.6f %.4f", lw, L->v[j].label, nc, nk, nm,
 		    ms(b), frac(ov, b));
 		free(mine);
 		free(rest);

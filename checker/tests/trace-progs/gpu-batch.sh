@@ -10,7 +10,7 @@ T=checker/trace; P=checker/tests/trace-progs; B=/tmp/stbuild; mkdir -p $B
 ST=$T/streamtrace
 echo "== machine"; nvidia-smi -L
 echo "== build"; make -C $T clean >/dev/null; make -C $T || exit 1
-for p in known many_small extras; do nvcc -O2 -lineinfo -o $B/$p $P/$p.cu || exit 1; done
+for p in known many_small extras kinds peers; do nvcc -O2 -lineinfo -o $B/$p $P/$p.cu || exit 1; done
 
 echo "== known.cu"
 $ST run -o $OUT/known.trace -- $B/known; echo "rc=$?"
@@ -26,6 +26,16 @@ echo "== extras.cu"
 $ST run -o $OUT/extras.trace -- $B/extras; echo "rc=$?"
 grep -v '^api' $OUT/extras.trace
 COLUMNS=100 $ST timeline --color never $OUT/extras.trace
+
+echo "== kinds.cu (format 2: per-thread, blocking, non-blocking streams)"
+$ST run -o $OUT/kinds.trace -- $B/kinds; echo "rc=$?"
+grep -v '^api' $OUT/kinds.trace | grep -v '^nvtx'
+COLUMNS=110 $ST timeline --color never $OUT/kinds.trace
+
+echo "== peers.cu (two GPUs: a peer copy staged, then direct)"
+$ST run -o $OUT/peers.trace -- $B/peers; echo "rc=$?"
+$ST query $OUT/peers.trace events p2p
+COLUMNS=110 $ST timeline --color never $OUT/peers.trace
 
 echo "== lab 01 solution: make trace"
 make -C solutions/01-sync-copy trace 2>&1 | tail -40
