@@ -16,6 +16,25 @@ kit_labs() {
 # kit_prog KIT ID: the program lab ID builds (PROG in labs/ID/Makefile).
 kit_prog() { sed -n 's/^PROG *:= *//p' "$1/labs/$2/Makefile"; }
 
+# kit_src KIT ID: the file a student writes for lab ID (a name, no folder):
+# SRC in labs/ID/Makefile where it sets one; else what prepare_kit noted
+# (labs/ID/.source: a prepared kit has no starters); else the starter
+# labs/ID/PROG.EXT (.cu first, then .py, .c, any other that is no build
+# output); else PROG.cu. Lab 08's is streams.py, the others' PROG.cu.
+kit_src() {
+    local kit=$1 id=$2 s p f
+    s=$(sed -n 's/^SRC *:= *//p' "$kit/labs/$id/Makefile")
+    [ -n "$s" ] || { read -r s <"$kit/labs/$id/.source"; } 2>/dev/null
+    if [ -z "$s" ]; then
+        p=$(kit_prog "$kit" "$id")
+        for f in "$kit/labs/$id/$p".cu "$kit/labs/$id/$p".py "$kit/labs/$id/$p".c "$kit/labs/$id/$p".*; do
+            case $f in *.trace|*.json|*.o|*.out|*.log) continue ;; esac
+            [ -f "$f" ] && { s=${f##*/}; break; }
+        done
+    fi
+    printf '%s\n' "${s:-$(kit_prog "$kit" "$id").cu}"
+}
+
 # kit_checks KIT ID: the names of lab ID's checks, in order, one a line.
 kit_checks() { sed -n 's/^@test "\(.*\)" {$/\1/p' "$1/checker/$2.bats"; }
 
@@ -64,6 +83,7 @@ prepare_kit() {
     for id in $(kit_labs "$src"); do
         mkdir -p "$dest/labs/$id"
         cp -a "$src/labs/$id/Makefile" "$dest/labs/$id/"
+        kit_src "$src" "$id" >"$dest/labs/$id/.source"
     done
     # the tools (every checker/*/Makefile), built once here: a sandboxed
     # checker cannot write to the kit
@@ -128,17 +148,18 @@ list_submissions() {
     done | sort -t $'\t' -k1,1
 }
 
-# best_file ROOT ID PROG: of the files named PROG.cu under ROOT, the one that
-# is lab ID's: labs/ID/PROG.cu first, then ID/PROG.cu, then any, the
-# shortest path first. Regular files only (no links), at most 1 MiB.
+# best_file ROOT ID SRC: of the files named SRC (sync_copy.cu, streams.py:
+# kit_src) under ROOT, the one that is lab ID's: labs/ID/SRC first, then
+# ID/SRC, then any, the shortest path first. Regular files only (no links),
+# at most 1 MiB.
 best_file() {
-    local root=$1 id=$2 prog=$3
-    find "$root" -name .git -prune -o -type f -name "$prog.cu" -size -1025k -print 2>/dev/null |
-        awk -v id="$id" -v prog="$prog" -v root="$root/" '
+    local root=$1 id=$2 src=$3
+    find "$root" -name .git -prune -o -type f -name "$src" -size -1025k -print 2>/dev/null |
+        awk -v id="$id" -v src="$src" -v root="$root/" '
             { rel = substr($0, length(root) + 1)
               rank = 2
-              if (rel == "labs/" id "/" prog ".cu" || rel ~ ("/labs/" id "/" prog "\\.cu$")) rank = 0
-              else if (rel == id "/" prog ".cu" || rel ~ ("/" id "/" prog "\\.cu$")) rank = 1
+              if (rel == "labs/" id "/" src || substr(rel, length(rel) - length("/labs/" id "/" src) + 1) == "/labs/" id "/" src) rank = 0
+              else if (rel == id "/" src || substr(rel, length(rel) - length("/" id "/" src) + 1) == "/" id "/" src) rank = 1
               printf "%d\t%06d\t%s\n", rank, length(rel), $0 }' |
         sort | head -n 1 | cut -f 3
 }

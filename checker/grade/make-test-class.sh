@@ -54,12 +54,12 @@ printf 'student\tlab\tverdict\tcheck\tverdict_without_gpu\n' >"$exp"
 die() { echo "make-test-class.sh: $*" >&2; exit 1; }
 # each lab's program, and the lab of each number, read once (a process each
 # time costs: this script asks hundreds of times)
-declare -A PROG_OF LAB_OF
+declare -A SRC_OF LAB_OF
 for id in $all_labs; do
-    PROG_OF[$id]=$(kit_prog "$KIT" "$id")
+    SRC_OF[$id]=$(kit_src "$KIT" "$id")
     LAB_OF[${id%%-*}]=$id
 done
-prog() { printf '%s\n' "${PROG_OF[$1]}"; }
+src() { printf '%s\n' "${SRC_OF[$1]}"; }
 lab_of() { printf '%s\n' "${LAB_OF[$1]}"; }
 
 # expect STUDENT LAB VERDICT CHECK NOGPU: one line of expected.tsv. A lab of
@@ -81,16 +81,16 @@ finish() {
 # put DIR ID FILE: FILE as lab ID's file in DIR/labs/ID/.
 put() {
     mkdir -p "$1/labs/$2"
-    cp "$3" "$1/labs/$2/$(prog "$2").cu"
+    cp "$3" "$1/labs/$2/$(src "$2")"
 }
 
 # mutant ID PATCH FILE: lab ID's solution with PATCH applied, into FILE.
 mutant() {
     local t
     t=$(mktemp -d)
-    cp "$KIT/solutions/$1/$(prog "$1").cu" "$t/"
+    cp "$KIT/solutions/$1/$(src "$1")" "$t/"
     patch -s -p1 -d "$t" <"$2" >/dev/null || die "$2 does not apply"
-    cp "$t/$(prog "$1").cu" "$3"
+    cp "$t/$(src "$1")" "$3"
     rm -rf "$t"
 }
 
@@ -121,14 +121,14 @@ expected_check() { sed -n '1,5s/^# expect: //p' "$1"; }
 
 s="$subs/solution"
 for id in $all_labs; do
-    put "$s" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+    put "$s" "$id" "$KIT/solutions/$id/$(src "$id")"
     expect solution "$id" pass - "not graded"
 done
 
 t=$(mktemp -d)
 mkdir "$t/my-labs"
 for id in $all_labs; do
-    cp "$KIT/solutions/$id/$(prog "$id").cu" "$t/my-labs/"
+    cp "$KIT/solutions/$id/$(src "$id")" "$t/my-labs/"
     expect solution-flat "$id" pass - "not graded"
 done
 tar -czf "$subs/solution-flat.tar.gz" -C "$t" my-labs
@@ -137,7 +137,7 @@ rm -rf "$t"
 if command -v git >/dev/null; then
     t=$(mktemp -d)
     for id in $all_labs; do
-        put "$t" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+        put "$t" "$id" "$KIT/solutions/$id/$(src "$id")"
         expect solution-git "$id" pass - "not graded"
     done
     git -C "$t" init -q
@@ -163,7 +163,7 @@ EOF2
 
 members=()
 for id in $all_labs; do
-    members+=("labs/$id/$(prog "$id").cu=$KIT/solutions/$id/$(prog "$id").cu")
+    members+=("labs/$id/$(src "$id")=$KIT/solutions/$id/$(src "$id")")
     expect solution-zip "$id" pass - "not graded"
 done
 zip_of "$subs/solution-zip.zip" "${members[@]}"
@@ -173,7 +173,7 @@ t=$(mktemp)
 echo "written by a member of a zip" >"$t"
 id=$(lab_of 01)
 zip_of "$subs/zip-bad-members.zip" \
-    "my-labs/$(prog "$id").cu=$KIT/solutions/$id/$(prog "$id").cu" \
+    "my-labs/$(src "$id")=$KIT/solutions/$id/$(src "$id")" \
     "../cuda-stream-labs-zip-up.txt=$t" "my-labs/../../cuda-stream-labs-zip-up2.txt=$t" \
     "/tmp/cuda-stream-labs-zip-absolute.txt=$t"
 rm -f "$t"
@@ -187,7 +187,7 @@ for id in $all_labs; do
 done
 
 for id in $all_labs; do
-    put "$subs/starter" "$id" "$KIT/labs/$id/$(prog "$id").cu"
+    put "$subs/starter" "$id" "$KIT/labs/$id/$(src "$id")"
     expect starter "$id" fail - "not graded"
 done
 
@@ -198,7 +198,7 @@ for id in $mut_labs; do
         [ -f "$p" ] || continue
         n="mut-$id-$(basename "$p" .patch)"
         mkdir -p "$subs/$n"
-        mutant "$id" "$p" "$subs/$n/$(prog "$id").cu"
+        mutant "$id" "$p" "$subs/$n/$(src "$id")"
         expect "$n" "$id" fail "$(expected_check "$p")" "not graded"
         finish "$n"
     done
@@ -207,29 +207,29 @@ done
 # ------------------------------------------------------------ the grader's own cases
 
 # hang: lab 04 waits for a flag nobody sets, once it has a GPU.
-id=$(lab_of 04) f="$subs/hang/labs/$id/$(prog "$id").cu"
-put "$subs/hang" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+id=$(lab_of 04) f="$subs/hang/labs/$id/$(src "$id")"
+put "$subs/hang" "$id" "$KIT/solutions/$id/$(src "$id")"
 insert "$f" 'lab_pick_device\(\)' '    { volatile int ready = 0; while (!ready) { } }   /* a hang */' after
 expect hang "$id" fail "it runs to the end and exits 0" "not graded"
 finish hang
 
 # crash: lab 02 writes through a null pointer, once it has a GPU.
-id=$(lab_of 02) f="$subs/crash/labs/$id/$(prog "$id").cu"
-put "$subs/crash" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+id=$(lab_of 02) f="$subs/crash/labs/$id/$(src "$id")"
+put "$subs/crash" "$id" "$KIT/solutions/$id/$(src "$id")"
 insert "$f" 'lab_pick_device\(\)' '    { volatile int *nowhere = NULL; *nowhere = 1; }   /* a crash */' after
 expect crash "$id" fail "it runs to the end and exits 0" "not graded"
 finish crash
 
 # no-compile: lab 02 calls a function that does not exist.
-id=$(lab_of 02) f="$subs/no-compile/labs/$id/$(prog "$id").cu"
-put "$subs/no-compile" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+id=$(lab_of 02) f="$subs/no-compile/labs/$id/$(src "$id")"
+put "$subs/no-compile" "$id" "$KIT/solutions/$id/$(src "$id")"
 insert "$f" 'lab_pick_device\(\)' '    undeclared_helper(42);' after
 expect no-compile "$id" fail "the program builds without warnings" fail
 finish no-compile
 
 # edits-verify: lab 05 with a kernel that ignores the chunk offset (wrong
 # results), and a verify() that no longer says so. The digest still tells.
-id=$(lab_of 05) f="$subs/edits-verify/labs/$id/$(prog "$id").cu"
+id=$(lab_of 05) f="$subs/edits-verify/labs/$id/$(src "$id")"
 p="$KIT/checker/mutants/$id/kernel-without-offset.patch"
 mkdir -p "$(dirname "$f")"
 mutant "$id" "$p" "$f"
@@ -241,7 +241,7 @@ finish edits-verify
 
 # prints-result: lab 01 with too few blocks (wrong results), printing the
 # verdict line and a digest by hand instead of checking.
-id=$(lab_of 01) f="$subs/prints-result/labs/$id/$(prog "$id").cu"
+id=$(lab_of 01) f="$subs/prints-result/labs/$id/$(src "$id")"
 p="$KIT/checker/mutants/$id/too-few-blocks.patch"
 mkdir -p "$(dirname "$f")"
 mutant "$id" "$p" "$f"
@@ -256,7 +256,7 @@ finish prints-result
 # ships-checker: lab 02's starter, with a checker, common/ and a Makefile of
 # its own that pass everything. Grading uses the kit's.
 id=$(lab_of 02) d="$subs/ships-checker"
-put "$d" "$id" "$KIT/labs/$id/$(prog "$id").cu"
+put "$d" "$id" "$KIT/labs/$id/$(src "$id")"
 mkdir -p "$d/checker/lib" "$d/common"
 for b in "$KIT"/checker/[0-9][0-9]-*.bats; do
     sed 's/^\(@test ".*" {\)$/\1 true; }\nnever_run() {/' "$b" >"$d/checker/$(basename "$b")"
@@ -270,9 +270,9 @@ finish ships-checker
 # escape: lab 01, before anything else, appends to the kit's checks.bash (a
 # say_fail that passes) and writes to /tmp; lab 02 is the starter, which
 # must still fail. The kit is read-only to the sandbox user.
-id=$(lab_of 01) f="$subs/escape/labs/$id/$(prog "$id").cu"
-put "$subs/escape" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
-put "$subs/escape" "$(lab_of 02)" "$KIT/labs/$(lab_of 02)/$(prog "$(lab_of 02)").cu"
+id=$(lab_of 01) f="$subs/escape/labs/$id/$(src "$id")"
+put "$subs/escape" "$id" "$KIT/solutions/$id/$(src "$id")"
+put "$subs/escape" "$(lab_of 02)" "$KIT/labs/$(lab_of 02)/$(src "$(lab_of 02)")"
 insert "$f" '^#include "lab.h"' '#include <unistd.h>'
 insert "$f" 'lab_parse_options\(' '    {   /* try to write where a lab program must not */
         char self[4096];
@@ -297,8 +297,8 @@ finish escape
 
 # fork-bomb: lab 01 forks without end once it has parsed its options (its
 # main and no-device runs hang; the process limit holds the bomb).
-id=$(lab_of 01) f="$subs/fork-bomb/labs/$id/$(prog "$id").cu"
-put "$subs/fork-bomb" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+id=$(lab_of 01) f="$subs/fork-bomb/labs/$id/$(src "$id")"
+put "$subs/fork-bomb" "$id" "$KIT/solutions/$id/$(src "$id")"
 insert "$f" '^#include "lab.h"' '#include <unistd.h>'
 insert "$f" 'lab_parse_options\(' '    for (;;) (void)fork();   /* a fork bomb */' after
 expect fork-bomb "$id" fail "it runs to the end and exits 0" fail
@@ -308,8 +308,8 @@ finish fork-bomb
 # children that sleep for 10 minutes, holding its output; the second in a
 # session of its own (out of the run's process group). The run is over when
 # the program ends: the verdict is the program's, in the time of a run.
-id=$(lab_of 01) f="$subs/child-holds-output/labs/$id/$(prog "$id").cu"
-put "$subs/child-holds-output" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+id=$(lab_of 01) f="$subs/child-holds-output/labs/$id/$(src "$id")"
+put "$subs/child-holds-output" "$id" "$KIT/solutions/$id/$(src "$id")"
 insert "$f" '^#include "lab.h"' '#include <unistd.h>'
 insert "$f" 'lab_parse_options\(' '    if (fork() == 0) { sleep(600); _exit(0); }              /* a helper left behind */
     if (fork() == 0) { setsid(); sleep(600); _exit(0); }    /* and one out of its group */' after
@@ -318,8 +318,8 @@ finish child-holds-output
 
 # flood: lab 01 prints without end once it has parsed its options; each run
 # is stopped by the file size limit (GRADE_FSIZE), and says so.
-id=$(lab_of 01) f="$subs/flood/labs/$id/$(prog "$id").cu"
-put "$subs/flood" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+id=$(lab_of 01) f="$subs/flood/labs/$id/$(src "$id")"
+put "$subs/flood" "$id" "$KIT/solutions/$id/$(src "$id")"
 insert "$f" 'lab_parse_options\(' '    for (;;) fputs("all work and no play makes a dull lab program\n", stdout);   /* a flood */' after
 expect flood "$id" fail "it runs to the end and exits 0" fail
 finish flood
@@ -327,8 +327,8 @@ finish flood
 # slow-build: lab 01 with a macro that doubles 40 times in an #if: the
 # compiler works on it for hours (and its memory grows, some 50 MB a
 # second): the build is stopped at BUILD_TIMEOUT (keep it small).
-id=$(lab_of 01) f="$subs/slow-build/labs/$id/$(prog "$id").cu"
-put "$subs/slow-build" "$id" "$KIT/solutions/$id/$(prog "$id").cu"
+id=$(lab_of 01) f="$subs/slow-build/labs/$id/$(src "$id")"
+put "$subs/slow-build" "$id" "$KIT/solutions/$id/$(src "$id")"
 {
     echo '#define SLOW0 1'
     for i in $(seq 1 40); do echo "#define SLOW$i SLOW$((i - 1)) + SLOW$((i - 1))"; done

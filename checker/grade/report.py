@@ -17,7 +17,8 @@ from KIT/checker/NN-name.bats. Writes to OUT:
                                       (what autograding-grading-reporter reads)
   report.md, heatmap.svg the class report: which checks the class fails most
 
-A lab is "not graded" when any of its checks was skipped for want of a GPU:
+A lab is "not graded" when any of its checks was skipped for want of a GPU
+(a reason that starts "no CUDA device", or "needs 2 GPUs" on a node with one):
 it has no score, and no report counts it as passed. Exit status: 0, or 3
 when some lab is not graded. Standard library only.
 """
@@ -33,6 +34,10 @@ from collections import Counter, OrderedDict
 
 PASS, FAIL, SKIP, NOT_GRADED, MISSING = "pass", "fail", "skip", "not graded", "missing"
 ERROR = "error"   # the grader could not run the lab's checker at all
+# A check skipped with one of these reasons needs hardware this node lacks:
+# "not graded" (no score), never a pass. "no CUDA device" (no GPU at all);
+# "needs 2 GPUs" (a lab that spans two GPUs, on a node with one).
+NOT_GRADED_SKIP = re.compile(r"^(no cuda device|needs \d+ gpus)", re.I)
 
 # -------------------------------------------------------------- the kit
 
@@ -88,7 +93,7 @@ def parse_tap(path):
                 if ok and s:
                     reason = s.group(1).strip()
                     rest = rest[:s.start()]
-                    verdict = NOT_GRADED if reason.lower().startswith("no cuda device") else SKIP
+                    verdict = NOT_GRADED if NOT_GRADED_SKIP.match(reason) else SKIP
                     results[rest] = (verdict, [reason] if reason else [])
                     current = None
                 elif ok:
@@ -230,6 +235,10 @@ def why_of(lab_r):
             break
     if lab_r["status"] == NOT_GRADED:
         ng = "not graded: %d checks need a GPU" % lab_r["not_graded"]
+        other = [d[0] for v, d in lab_r["checks"].values()
+                 if v == NOT_GRADED and d and not d[0].lower().startswith("no cuda device")]
+        if other:
+            ng += " (%s)" % other[0]
         why = ng + ("; failed already: " + why if why else "")
     return why[:400]
 

@@ -219,13 +219,39 @@ handout_lacks() {
     touch "$d/old/sync_copy.cu" "$d/a/labs/01-sync-copy/sync_copy.cu" "$d/01-sync-copy/sync_copy.cu" \
           "$d/.git/sync_copy.cu"
     ln -s /etc/passwd "$d/async_copy.cu"
-    run best_file "$d" 01-sync-copy sync_copy
+    run best_file "$d" 01-sync-copy sync_copy.cu
     [ "$output" = "$d/a/labs/01-sync-copy/sync_copy.cu" ]
     rm "$d/a/labs/01-sync-copy/sync_copy.cu"
-    run best_file "$d" 01-sync-copy sync_copy
+    run best_file "$d" 01-sync-copy sync_copy.cu
     [ "$output" = "$d/01-sync-copy/sync_copy.cu" ]
-    run best_file "$d" 02-async-copy async_copy      # a link is not a file
+    run best_file "$d" 02-async-copy async_copy.cu   # a link is not a file
     [ -z "$output" ]
+    # a lab whose source is no .cu (lab 08's is Python): found by its name too
+    mkdir -p "$d/x/labs/08-py"
+    touch "$d/streams.py" "$d/x/labs/08-py/streams.py"
+    run best_file "$d" 08-py streams.py
+    [ "$output" = "$d/x/labs/08-py/streams.py" ]
+}
+
+@test "a lab's source is the Makefile's SRC, else its starter PROG.EXT, else PROG.cu; a prepared kit keeps it" {
+    . "$GRADE/lib.bash"
+    local k="$BATS_TEST_TMPDIR/kit" id
+    for id in 01-a 02-b 03-c 04-d; do mkdir -p "$k/labs/$id"; done
+    printf 'LAB := 01-a\nPROG := a\n' >"$k/labs/01-a/Makefile"
+    printf 'LAB := 02-b\nPROG := b\nSRC := b_main.py\n' >"$k/labs/02-b/Makefile"
+    printf 'LAB := 03-c\nPROG := streams\n' >"$k/labs/03-c/Makefile"
+    touch "$k/labs/03-c/streams.py" "$k/labs/03-c/streams.json" "$k/labs/03-c/streams.trace"
+    printf 'LAB := 04-d\nPROG := d\n' >"$k/labs/04-d/Makefile"
+    echo "d.py" >"$k/labs/04-d/.source"
+    [ "$(kit_src "$k" 01-a)" = a.cu ]
+    [ "$(kit_src "$k" 02-b)" = b_main.py ]
+    [ "$(kit_src "$k" 03-c)" = streams.py ]
+    [ "$(kit_src "$k" 04-d)" = d.py ]
+    [ "$(kit_src "$O/kit" 02-async-copy)" = async_copy.cu ]
+    # every lab of this kit: what its starter is
+    for id in $(lab_ids); do
+        [ -f "$KIT_ROOT/labs/$id/$(kit_src "$KIT_ROOT" "$id")" ]
+    done
 }
 
 @test "submissions are named after their folder, tarball or bundle" {
@@ -360,6 +386,23 @@ EOF
     # the report shows what most failures of a check saw: here one of three
     grep -E "\| not checked: the (lab's checks did not finish in 1 s|checker was killed \(SIGKILL\)|checker stopped before)" \
         "$out/report.md"
+}
+
+@test "a check skipped as needing 2 GPUs makes its lab not graded, with that reason, never a pass" {
+    local res="$BATS_TEST_TMPDIR/results" out="$BATS_TEST_TMPDIR/out"
+    mkdir -p "$res"
+    cp -r "$O/results/solution-zip" "$res/two"
+    # as on a node with one GPU: every check passes but one that needs two
+    sed -i -e 's/ # skip no CUDA device.*$//' \
+        -e '0,/^ok 3 .*/s/^\(ok 3 .*\)$/\1 # skip needs 2 GPUs: this node has 1/' "$res/two/02-async-copy.tap"
+    cat "$res/two/02-async-copy.tap"
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$res" --out "$out" --labs 02-async-copy
+    echo "$output"
+    cut -d, -f1-9 "$out/gradebook.csv"
+    grep -q '^two,02-async-copy,not graded,not graded,12,0,0,1,not graded: 1 checks need a GPU (needs 2 GPUs: this node has 1),' \
+        "$out/gradebook.csv"
+    grep -q '^two,not graded,not graded,' "$out/students.csv"
+    [ "$status" = 3 ]
 }
 
 @test "a child that holds the program's output open: the verdict is the program's, in the time of a run" {
