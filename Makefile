@@ -70,13 +70,13 @@ trace:                                         ## timeline of a lab's run: make 
 # Instructors (checker/grade/README.md): the kit without answers, and grading
 # a class of submissions with the kit's own checker.
 .PHONY: handout grade
-handout:                                       ## the kit for students, no solutions: build/handout/ (+ .tar.gz)
+handout:                                       ## the kit for students, no solutions, checked complete: build/handout/ (+ .tar.gz)
 	@checker/grade/handout
 
-grade: tools bats                              ## grade a class: make grade SUBMISSIONS=DIR [JOBS=4] [OUT=build/grade]
-	@test -n "$(SUBMISSIONS)" || { echo "which class? make grade SUBMISSIONS=DIR (a folder, tarball or bundle per student)" >&2; exit 2; }
+grade: tools bats                              ## grade a class (folders, tarballs, zips, bundles): make grade SUBMISSIONS=DIR [JOBS=4]
+	@test -n "$(SUBMISSIONS)" || { echo "which class? make grade SUBMISSIONS=DIR (a folder, tarball, zip or git bundle per student)" >&2; exit 2; }
 	@checker/grade/grade $(if $(JOBS),-j $(JOBS)) $(if $(filter command line,$(origin OUT)),-o $(OUT)) \
-	 $(if $(LAB),--labs $(LAB)) $(SUBMISSIONS); \
+	 $(if $(LAB),--labs $(LAB)) "$(SUBMISSIONS)"; \
 	 rc=$$?; [ $$rc = 3 ] || exit $$rc
 
 # Bats with bats-support and bats-assert (the kit's own tests load them): the

@@ -3,9 +3,16 @@
 # grade it with JOBS submissions at once on the one GPU, check every verdict
 # against expected.tsv, and print one table.
 #
-#   checker/grade/gpu-class.sh [-j JOBS] [-o DIR] [--serial]
+#   checker/grade/gpu-class.sh [-j JOBS] [-o DIR] [--serial] [--closed]
 #
-# JOBS default 8. DIR (default build/gpu-class) gets class/ (submissions,
+# JOBS default 8. The timeouts are short, as an instructor in a hurry sets
+# them (RUN_TIMEOUT 20 s, BUILD_TIMEOUT 60 s, unless set): the class has a
+# build that never ends and a program that leaves children behind, and each
+# must cost its job no more than those. --closed grades with a copy of the
+# kit in a folder no other user may enter (DIR/closed, mode 700, as a clone
+# under /root is): the sandbox users must grade it as well, or grading must
+# stop before it starts. The class also has zips, which the grader unpacks
+# with python3 (a GPU node often has no unzip). DIR (default build/gpu-class) gets class/ (submissions,
 # expected.tsv), graded/ (gradebook, reports, every lab's checker output),
 # verdicts.txt and summary.txt (the table). --serial also grades the class
 # one submission at a time and compares the two gradebooks' verdicts (every
@@ -16,13 +23,14 @@ set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KIT="$(cd "$HERE/../.." && pwd)"
 
-jobs=8 dir=$KIT/build/gpu-class serial=0
+jobs=8 dir=$KIT/build/gpu-class serial=0 closed=0
 while [ $# -gt 0 ]; do
     case $1 in
         -j) jobs=$2; shift ;;
         -o) dir=$2; shift ;;
         --serial) serial=1 ;;
-        *) echo "usage: gpu-class.sh [-j JOBS] [-o DIR] [--serial]" >&2; exit 2 ;;
+        --closed) closed=1 ;;
+        *) echo "usage: gpu-class.sh [-j JOBS] [-o DIR] [--serial] [--closed]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -31,6 +39,18 @@ device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n
 [ -n "$device" ] || echo "gpu-class.sh: no GPU here: every GPU verdict will be 'not graded'" >&2
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+export RUN_TIMEOUT=${RUN_TIMEOUT:-20} BUILD_TIMEOUT=${BUILD_TIMEOUT:-60}
+
+# the grader: this kit's, or (--closed) a copy's in a folder closed to others
+grade=$HERE/grade where="this kit"
+if [ "$closed" = 1 ]; then
+    rm -rf "$dir/closed"
+    mkdir -p "$dir/closed/kit"
+    chmod 700 "$dir/closed"
+    tar -C "$KIT" --exclude=./.git --exclude=./build --exclude=./reports \
+        --exclude=./slides/node_modules -cf - . | tar -C "$dir/closed/kit" -xf -
+    grade=$dir/closed/kit/checker/grade/grade where="a copy of the kit in $dir/closed (mode 700)"
+fi
 
 "$HERE/make-test-class.sh" "$dir/class" || exit 1
 n=$(ls "$dir/class/submissions" | wc -l)
@@ -39,13 +59,20 @@ n=$(ls "$dir/class/submissions" | wc -l)
 grade_class() {
     local t0 t1
     t0=$(date +%s.%N)
-    "$HERE/grade" -j "$1" -o "$2" "$dir/class/submissions" >"$2.log" 2>&1
+    # from the grader's kit's folder, as make grade runs it
+    (cd "$(dirname "$grade")/../.." && "$grade" -j "$1" -o "$2" "$dir/class/submissions") >"$2.log" 2>&1
+    echo "$?" >"$2.rc"
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }'
 }
 
-echo "gpu-class.sh: grading $n submissions with JOBS=$jobs on ${device:-no GPU} (log: $dir/graded.log)"
+echo "gpu-class.sh: grading $n submissions with JOBS=$jobs on ${device:-no GPU}, RUN_TIMEOUT=$RUN_TIMEOUT BUILD_TIMEOUT=$BUILD_TIMEOUT, by $where (log: $dir/graded.log)"
 wall=$(grade_class "$jobs" "$dir/graded")
+if [ ! -f "$dir/graded/gradebook.csv" ]; then
+    echo "gpu-class.sh: grading stopped (exit status $(cat "$dir/graded.rc")):"
+    tail -n 5 "$dir/graded.log"
+    exit 1
+fi
 "$HERE/check-verdicts" "$dir/graded" "$dir/class/expected.tsv" >"$dir/verdicts.txt"
 ok=$?
 cat "$dir/verdicts.txt"
@@ -77,6 +104,8 @@ graded=$(grep -vc ',missing,' <(cut -d, -f1-4 "$dir/graded/gradebook.csv"))
     printf '| %s | %d | %d | %d (of %d rows) | %d / %d | %d:%02d | %s |\n' "${device:-no GPU}" "$jobs" "$n" \
         $((graded - 1)) "$labs" "$nright" "$nwrong" $((wall / 60)) $((wall % 60)) \
         "$(awk -v n="$n" -v w="$wall" 'BEGIN { printf "%.1f", (w > 0 ? 60 * n / w : 0) }')"
+    echo
+    echo "RUN_TIMEOUT=$RUN_TIMEOUT BUILD_TIMEOUT=$BUILD_TIMEOUT; graded by $where; grade's exit status $(cat "$dir/graded.rc")"
     [ -n "$same" ] && echo && echo "--serial: $same"
 } | tee "$dir/summary.txt"
 exit "$ok"

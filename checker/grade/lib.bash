@@ -16,12 +16,23 @@ kit_labs() {
 # kit_prog KIT ID: the program lab ID builds (PROG in labs/ID/Makefile).
 kit_prog() { sed -n 's/^PROG *:= *//p' "$1/labs/$2/Makefile"; }
 
-# kit_src KIT ID: the file a student edits in lab ID (SRC in labs/ID/Makefile,
-# else PROG.cu).
+# kit_src KIT ID: the file a student writes for lab ID (a name, no folder):
+# SRC in labs/ID/Makefile where it sets one; else what prepare_kit noted
+# (labs/ID/.source: a prepared kit has no starters); else the starter
+# labs/ID/PROG.EXT (.cu first, then .py, .c, any other that is no build
+# output); else PROG.cu. Lab 08's is streams.py, the others' PROG.cu.
 kit_src() {
-    local s
-    s=$(sed -n 's/^SRC *:= *//p' "$1/labs/$2/Makefile")
-    echo "${s:-$(kit_prog "$1" "$2").cu}"
+    local kit=$1 id=$2 s p f
+    s=$(sed -n 's/^SRC *:= *//p' "$kit/labs/$id/Makefile")
+    [ -n "$s" ] || { read -r s <"$kit/labs/$id/.source"; } 2>/dev/null
+    if [ -z "$s" ]; then
+        p=$(kit_prog "$kit" "$id")
+        for f in "$kit/labs/$id/$p".cu "$kit/labs/$id/$p".py "$kit/labs/$id/$p".c "$kit/labs/$id/$p".*; do
+            case $f in *.trace|*.json|*.o|*.out|*.log) continue ;; esac
+            [ -f "$f" ] && { s=${f##*/}; break; }
+        done
+    fi
+    printf '%s\n' "${s:-$(kit_prog "$kit" "$id").cu}"
 }
 
 # kit_checks KIT ID: the names of lab ID's checks, in order, one a line.
@@ -72,6 +83,7 @@ prepare_kit() {
     for id in $(kit_labs "$src"); do
         mkdir -p "$dest/labs/$id"
         cp -a "$src/labs/$id/Makefile" "$dest/labs/$id/"
+        kit_src "$src" "$id" >"$dest/labs/$id/.source"
     done
     # the tools (every checker/*/Makefile), built once here: a sandboxed
     # checker cannot write to the kit
@@ -92,7 +104,7 @@ prepare_kit() {
 # ------------------------------------------------------------ the class
 
 # A submission is a folder, a tarball (.tar, .tar.gz, .tgz, .tar.xz, .txz,
-# .tar.bz2, .tbz2), a .zip (where unzip is installed) or a git bundle
+# .tar.bz2, .tbz2), a .zip (unpacked by python3: unzip.py) or a git bundle
 # (.bundle). Its name, the student, is the entry's name without that ending.
 submission_kind() {
     case $1 in
@@ -136,18 +148,18 @@ list_submissions() {
     done | sort -t $'\t' -k1,1
 }
 
-# best_file ROOT ID PROG [EXT]: of the files named PROG.EXT (EXT default cu)
-# under ROOT, the one that is lab ID's: labs/ID/PROG.EXT first, then
-# ID/PROG.EXT, then any, the shortest path first. Regular files only (no
-# links), at most 1 MiB.
+# best_file ROOT ID SRC: of the files named SRC (sync_copy.cu, streams.py:
+# kit_src) under ROOT, the one that is lab ID's: labs/ID/SRC first, then
+# ID/SRC, then any, the shortest path first. Regular files only (no links),
+# at most 1 MiB.
 best_file() {
-    local root=$1 id=$2 prog=$3 ext=${4:-cu}
-    find "$root" -name .git -prune -o -type f -name "$prog.$ext" -size -1025k -print 2>/dev/null |
-        awk -v id="$id" -v prog="$prog" -v ext="$ext" -v root="$root/" '
+    local root=$1 id=$2 src=$3
+    find "$root" -name .git -prune -o -type f -name "$src" -size -1025k -print 2>/dev/null |
+        awk -v id="$id" -v src="$src" -v root="$root/" '
             { rel = substr($0, length(root) + 1)
               rank = 2
-              if (rel == "labs/" id "/" prog "." ext || rel ~ ("/labs/" id "/" prog "\\." ext "$")) rank = 0
-              else if (rel == id "/" prog "." ext || rel ~ ("/" id "/" prog "\\." ext "$")) rank = 1
+              if (rel == "labs/" id "/" src || substr(rel, length(rel) - length("/labs/" id "/" src) + 1) == "/labs/" id "/" src) rank = 0
+              else if (rel == id "/" src || substr(rel, length(rel) - length("/" id "/" src) + 1) == "/" id "/" src) rank = 1
               printf "%d\t%06d\t%s\n", rank, length(rel), $0 }' |
         sort | head -n 1 | cut -f 3
 }
@@ -214,6 +226,82 @@ sandbox_cmd() {
 gpu_groups() {
     stat -c %g /dev/nvidia* /dev/dri/* 2>/dev/null | sort -un | grep -vx 0 | paste -sd, -
 }
+
+# sandbox_base_env: set SANDBOX_BASE to the environment of everything the
+# sandbox runs: nothing of the grader's own, only what the build and the
+# checker need (grade-one adds HOME and TMPDIR per step). PATH: the folder
+# of the grader's nvcc, then the system's folders.
+sandbox_base_env() {
+    local nvcc v
+    nvcc=$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+    SANDBOX_BASE=(PATH="$(dirname "$nvcc"):/usr/local/bin:/usr/bin:/bin"
+                  LANG=C.UTF-8 NO_COLOR=1 TERM=dumb
+                  RUN_TIMEOUT="${RUN_TIMEOUT:-60}" BUILD_TIMEOUT="${BUILD_TIMEOUT:-180}")
+    for v in CUDA_HOME CUDA_ARCH CUDA_VISIBLE_DEVICES LAB_SEED BATS NVTX; do
+        [ -n "${!v+x}" ] && SANDBOX_BASE+=("$v=${!v}")
+    done
+    return 0
+}
+
+# sandbox_preflight UID DIR KIT [KINDS]: can the sandbox user UID do what
+# grading asks of it, wherever the kit's own folder is? In DIR (made here
+# as grade-one makes a job's folder), with a copy of the prepared KIT, it
+# reads and runs the kit's checker and tools, runs a test with bats (found
+# as run-checks finds it) and runs nvcc; python3 too when KINDS (the kinds
+# of submission in the class) has zip, git when it has bundle. Not root:
+# the same, as the grading user. On the first thing it cannot do, prints
+# one line (what, and what to do) and returns 1.
+sandbox_preflight() {
+    local uid=$1 dir=$2 kit=$3 kinds=${4:-} out rc=0
+    rm -rf "$dir"
+    mkdir -p "$dir/home"
+    if is_root; then chown "0:$uid" "$dir" && chmod 750 "$dir" && chown "$uid:$uid" "$dir/home"; fi
+    cp -a "$kit" "$dir/kit" || { echo "the kit could not be copied to $dir"; return 1; }
+    printf '@test "bats runs a test here" {\n    true\n}\n' >"$dir/home/preflight.bats"
+    sandbox_base_env
+    local SANDBOX_ENV=("${SANDBOX_BASE[@]}" HOME="$dir/home" TMPDIR="$dir/home")
+    sandbox_cmd "$uid" ""
+    out=$(cd "$dir/home" && timeout -k 5 120 "${SANDBOX_CMD[@]}" bash -c "$SANDBOX_PREFLIGHT" preflight \
+        "$dir/kit" "$kinds" 2>&1 </dev/null) || rc=$?
+    [ "$rc" = 0 ] && return 0
+    echo "${out:-its check ended with exit status $rc}" | tail -n 1
+    return 1
+}
+SANDBOX_PREFLIGHT='
+k=$1 kinds=$2
+no() { echo "$*"; exit 1; }
+cd "$k" 2>/dev/null || no "cannot enter its copy of the kit ($k): set GRADE_WORK to a folder every user can enter"
+for t in checker/run-checks checker/lib/checks.bash common/lab.mk common/lab.h; do
+    [ -r "$t" ] || no "cannot read the kit'"'"'s $t in its copy ($k)"
+done
+[ -x checker/run-checks ] || no "cannot run the kit'"'"'s checker/run-checks"
+for t in checker/trace/streamtrace checker/verify/digests; do
+    [ -e "$t" ] || continue
+    "$t" >/dev/null 2>&1 </dev/null
+    case $? in 126|127) no "cannot run the kit'"'"'s $t (built by the grader): rebuild the tools with a toolkit every user can read (make tools)" ;; esac
+done
+for t in checker/*/*.so; do
+    [ -e "$t" ] && { [ -r "$t" ] || no "cannot read the kit'"'"'s $t"; }
+done
+b=${BATS:-}
+[ -z "$b" ] && [ -x checker/vendor/node_modules/bats/bin/bats ] && b=$PWD/checker/vendor/node_modules/bats/bin/bats
+[ -z "$b" ] && b=$(command -v bats)
+[ -n "$b" ] || no "finds no bats (PATH=$PATH): install bats for every user (apt-get install bats), or make deps"
+fix="install bats where every user can run it (apt-get install bats, or make deps: the kit'"'"'s own copy travels with it), and set BATS to no folder of yours"
+[ -x "$b" ] || no "cannot run bats ($b: not there, or in a folder closed to it): $fix"
+o=$(cd "$HOME" && "$b" --tap preflight.bats 2>&1) && [[ $o == *"ok 1 "* ]] ||
+    no "cannot run a test with bats ($b: $(grep -v "^1\.\.1" <<<"$o" | grep -m 1 . || echo "no test ran")): $fix"
+t=$(command -v nvcc) || { [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && t=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc; } ||
+    no "finds no nvcc (PATH=$PATH): put the CUDA toolkit where every user can run it, or set CUDA_HOME"
+o=$("$t" --version 2>&1) || no "cannot run nvcc ($t): $(head -n 1 <<<"$o"): put the CUDA toolkit where every user can run it, or set CUDA_HOME to such a copy"
+if [[ " $kinds " == *" zip "* ]]; then
+    o=$(python3 -c "import zipfile" 2>&1) || no "cannot run python3, which unpacks the .zip submissions: $(head -n 1 <<<"$o")"
+fi
+if [[ " $kinds " == *" bundle "* ]]; then
+    o=$(git --version 2>&1) || no "cannot run git, which unpacks the git bundles: $(head -n 1 <<<"$o")"
+fi
+exit 0
+'
 
 # sandbox_gpu_ok UID: the sandbox user can use the GPU (nvidia-smi runs as it).
 sandbox_gpu_ok() {

@@ -8,8 +8,13 @@
 # LABS (ids or numbers, "01,05") limits the mutants to those labs; the
 # submissions that exercise the grader itself are always made.
 #
-#   solution, solution-flat.tar.gz, solution-git.bundle   every solution, in
-#       three forms and layouts: every lab passes
+#   solution, solution-flat.tar.gz, solution-git.bundle, solution-zip.zip
+#                           every solution, in four forms and layouts: every
+#                           lab passes
+#   zip-bad-members.zip     lab 01's solution, and members with '..' and an
+#                           absolute path (refused, named): lab 01 passes
+#   zip-broken.zip          a zip cut in half: every lab is an "error" of the
+#                           grader (it cannot be opened), never "missing"
 #   starter                 every starter: every lab fails
 #   mut-ID-NAME             lab ID's solution with mutant NAME applied: the
 #                           lab fails the check the patch names
@@ -20,6 +25,13 @@
 #                           Makefile that pass everything
 #   escape                  lab 01 writes into the kit's checker and /tmp
 #   fork-bomb               lab 01 forks without end
+#   child-holds-output      lab 01 leaves two children that sleep for 10
+#                           minutes holding its output (one in a session of
+#                           its own): the lab passes, in the time of a run
+#   flood                   lab 01 prints without end: stopped at the size
+#                           limit (GRADE_FSIZE), its run fails
+#   slow-build              lab 01 with a macro that expands without end: the
+#                           build does not finish in BUILD_TIMEOUT
 #   nothing                 no lab file at all
 #
 # expected.tsv: student, lab, verdict on a GPU, the check that must fail
@@ -40,19 +52,29 @@ exp="$out/expected.tsv"
 printf 'student\tlab\tverdict\tcheck\tverdict_without_gpu\n' >"$exp"
 
 die() { echo "make-test-class.sh: $*" >&2; exit 1; }
-prog() { kit_prog "$KIT" "$1"; }
-src() { kit_src "$KIT" "$1"; }   # the file a student edits (streams.py, or PROG.cu)
-lab_of() { resolve_labs "$KIT" "$1"; }
+# each lab's program, and the lab of each number, read once (a process each
+# time costs: this script asks hundreds of times)
+declare -A SRC_OF LAB_OF
+for id in $all_labs; do
+    SRC_OF[$id]=$(kit_src "$KIT" "$id")
+    LAB_OF[${id%%-*}]=$id
+done
+src() { printf '%s\n' "${SRC_OF[$1]}"; }
+lab_of() { printf '%s\n' "${LAB_OF[$1]}"; }
 
 # expect STUDENT LAB VERDICT CHECK NOGPU: one line of expected.tsv. A lab of
 # the student not named is expected missing (see finish).
-expect() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$exp"; }
+declare -A EXPECTED
+expect() {
+    printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$exp"
+    EXPECTED["$1/$2"]=1
+}
 
 # finish STUDENT: every lab not expected yet is missing from the submission.
 finish() {
     local id
     for id in $all_labs; do
-        grep -q "^$1	$id	" "$exp" || expect "$1" "$id" missing - missing
+        [ -n "${EXPECTED["$1/$id"]:-}" ] || expect "$1" "$id" missing - missing
     done
 }
 
@@ -125,6 +147,44 @@ if command -v git >/dev/null; then
         git -C "$t" bundle create "$subs/solution-git.bundle" HEAD >/dev/null 2>&1
     rm -rf "$t"
 fi
+
+# zip_of ZIP MEMBER=FILE...: write the .zip ZIP (python3's zipfile: no zip
+# needed), each FILE stored under the name MEMBER (any name: ../x, /x).
+zip_of() {
+    python3 - "$@" <<'EOF2'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    for a in sys.argv[2:]:
+        name, _, path = a.partition("=")
+        with open(path, "rb") as f:
+            z.writestr(name, f.read())
+EOF2
+}
+
+members=()
+for id in $all_labs; do
+    members+=("labs/$id/$(src "$id")=$KIT/solutions/$id/$(src "$id")")
+    expect solution-zip "$id" pass - "not graded"
+done
+zip_of "$subs/solution-zip.zip" "${members[@]}"
+
+# zip-bad-members: lab 01, and three members that must not be written
+t=$(mktemp)
+echo "written by a member of a zip" >"$t"
+id=$(lab_of 01)
+zip_of "$subs/zip-bad-members.zip" \
+    "my-labs/$(src "$id")=$KIT/solutions/$id/$(src "$id")" \
+    "../cuda-stream-labs-zip-up.txt=$t" "my-labs/../../cuda-stream-labs-zip-up2.txt=$t" \
+    "/tmp/cuda-stream-labs-zip-absolute.txt=$t"
+rm -f "$t"
+expect zip-bad-members "$id" pass - "not graded"
+finish zip-bad-members
+
+# zip-broken: the first half of solution-zip.zip (its index is at the end)
+head -c $(($(wc -c <"$subs/solution-zip.zip") / 2)) "$subs/solution-zip.zip" >"$subs/zip-broken.zip"
+for id in $all_labs; do
+    expect zip-broken "$id" error - error
+done
 
 for id in $all_labs; do
     put "$subs/starter" "$id" "$KIT/labs/$id/$(src "$id")"
@@ -243,6 +303,40 @@ insert "$f" '^#include "lab.h"' '#include <unistd.h>'
 insert "$f" 'lab_parse_options\(' '    for (;;) (void)fork();   /* a fork bomb */' after
 expect fork-bomb "$id" fail "it runs to the end and exits 0" fail
 finish fork-bomb
+
+# child-holds-output: lab 01, once it has parsed its options, leaves two
+# children that sleep for 10 minutes, holding its output; the second in a
+# session of its own (out of the run's process group). The run is over when
+# the program ends: the verdict is the program's, in the time of a run.
+id=$(lab_of 01) f="$subs/child-holds-output/labs/$id/$(src "$id")"
+put "$subs/child-holds-output" "$id" "$KIT/solutions/$id/$(src "$id")"
+insert "$f" '^#include "lab.h"' '#include <unistd.h>'
+insert "$f" 'lab_parse_options\(' '    if (fork() == 0) { sleep(600); _exit(0); }              /* a helper left behind */
+    if (fork() == 0) { setsid(); sleep(600); _exit(0); }    /* and one out of its group */' after
+expect child-holds-output "$id" pass - "not graded"
+finish child-holds-output
+
+# flood: lab 01 prints without end once it has parsed its options; each run
+# is stopped by the file size limit (GRADE_FSIZE), and says so.
+id=$(lab_of 01) f="$subs/flood/labs/$id/$(src "$id")"
+put "$subs/flood" "$id" "$KIT/solutions/$id/$(src "$id")"
+insert "$f" 'lab_parse_options\(' '    for (;;) fputs("all work and no play makes a dull lab program\n", stdout);   /* a flood */' after
+expect flood "$id" fail "it runs to the end and exits 0" fail
+finish flood
+
+# slow-build: lab 01 with a macro that doubles 40 times in an #if: the
+# compiler works on it for hours (and its memory grows, some 50 MB a
+# second): the build is stopped at BUILD_TIMEOUT (keep it small).
+id=$(lab_of 01) f="$subs/slow-build/labs/$id/$(src "$id")"
+put "$subs/slow-build" "$id" "$KIT/solutions/$id/$(src "$id")"
+{
+    echo '#define SLOW0 1'
+    for i in $(seq 1 40); do echo "#define SLOW$i SLOW$((i - 1)) + SLOW$((i - 1))"; done
+    echo '#if SLOW40 > 0'
+    echo '#endif'
+} >>"$f"
+expect slow-build "$id" fail "the program builds without warnings" fail
+finish slow-build
 
 # nothing: a folder with no lab file in it.
 mkdir -p "$subs/nothing/notes"

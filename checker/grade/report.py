@@ -17,7 +17,8 @@ from KIT/checker/NN-name.bats. Writes to OUT:
                                       (what autograding-grading-reporter reads)
   report.md, heatmap.svg the class report: which checks the class fails most
 
-A lab is "not graded" when any of its checks was skipped for want of a GPU:
+A lab is "not graded" when any of its checks was skipped for want of a GPU
+(a reason that starts "no CUDA device", or "needs 2 GPUs" on a node with one):
 it has no score, and no report counts it as passed. Exit status: 0, or 3
 when some lab is not graded. Standard library only.
 """
@@ -33,6 +34,10 @@ from collections import Counter, OrderedDict
 
 PASS, FAIL, SKIP, NOT_GRADED, MISSING = "pass", "fail", "skip", "not graded", "missing"
 ERROR = "error"   # the grader could not run the lab's checker at all
+# A check skipped with one of these reasons needs hardware this node lacks:
+# "not graded" (no score), never a pass. "no CUDA device" (no GPU at all);
+# "needs 2 GPUs" (a lab that spans two GPUs, on a node with one).
+NOT_GRADED_SKIP = re.compile(r"^(no cuda device|needs \d+ gpus)", re.I)
 
 # -------------------------------------------------------------- the kit
 
@@ -88,7 +93,7 @@ def parse_tap(path):
                 if ok and s:
                     reason = s.group(1).strip()
                     rest = rest[:s.start()]
-                    verdict = NOT_GRADED if reason.lower().startswith("no cuda device") else SKIP
+                    verdict = NOT_GRADED if NOT_GRADED_SKIP.match(reason) else SKIP
                     results[rest] = (verdict, [reason] if reason else [])
                     current = None
                 elif ok:
@@ -122,6 +127,14 @@ def grade_lab(rdir, lab, names):
         return finish(lab_r)
     with open(status_file, encoding="utf-8") as f:
         first = f.readline().strip()
+    if first.startswith("error:"):
+        # the grader could not get at the lab's file (an archive it could not
+        # open): its error, never "missing"
+        why = first[len("error:"):].strip()
+        lab_r.update(status=ERROR, why="error: " + why)
+        for n in names:
+            lab_r["checks"][n] = (ERROR, ["not graded: " + why])
+        return finish(lab_r)
     if first == "missing":
         lab_r.update(status=MISSING, why="not submitted: no file for this lab in the submission")
         for n in names:
@@ -145,15 +158,12 @@ def grade_lab(rdir, lab, names):
         for n in names:
             lab_r["checks"][n] = (ERROR, ["the checker did not run"])
         return finish(lab_r)
+    stopped = how_it_stopped(rc, timed_out, read_kv(os.path.join(rdir, "meta")))
     for n in names:
         if n in tap:
             lab_r["checks"][n] = tap[n]
-        elif timed_out:
-            lab_r["checks"][n] = (FAIL, ["not checked: the lab's checks did not finish in time "
-                                         "(a build or a run that hangs?)"])
         else:
-            lab_r["checks"][n] = (FAIL, ["not checked: the checker stopped before this check "
-                                         "(exit status %s: did the program kill it?)" % rc])
+            lab_r["checks"][n] = (FAIL, ["not checked: " + stopped])
     for n, v in tap.items():      # a check the kit's list does not name
         lab_r["checks"].setdefault(n, v)
     verdicts = [v for v, _ in lab_r["checks"].values()]
@@ -164,6 +174,27 @@ def grade_lab(rdir, lab, names):
     else:
         lab_r["status"] = PASS
     return finish(lab_r)
+
+
+def how_it_stopped(rc, timed_out, meta):
+    """Why the checker made no more checks, in words: each kind of end its own."""
+    if timed_out:
+        t = meta.get("lab_timeout", "")
+        return ("the lab's checks did not finish in %s s (LAB_TIMEOUT) and were stopped"
+                % t if t else "the lab's checks did not finish in time and were stopped")
+    try:
+        code = int(rc)
+    except ValueError:
+        return "the checker stopped before this check"
+    if code > 128:
+        name = SIGNALS.get(code - 128, "signal %d" % (code - 128))
+        return "the checker was killed (%s) before this check: did the program kill it?" % name
+    return "the checker stopped before this check (exit status %d; its log says why)" % code
+
+
+SIGNALS = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS",
+           8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM",
+           15: "SIGTERM", 24: "SIGXCPU", 25: "SIGXFSZ"}
 
 
 def tail(path, n):
@@ -204,6 +235,10 @@ def why_of(lab_r):
             break
     if lab_r["status"] == NOT_GRADED:
         ng = "not graded: %d checks need a GPU" % lab_r["not_graded"]
+        other = [d[0] for v, d in lab_r["checks"].values()
+                 if v == NOT_GRADED and d and not d[0].lower().startswith("no cuda device")]
+        if other:
+            ng += " (%s)" % other[0]
         why = ng + ("; failed already: " + why if why else "")
     return why[:400]
 
@@ -273,12 +308,16 @@ def write_junit(path, s):
     title = "cuda-stream-labs: %s" % s["name"]
     if s["status"] == NOT_GRADED:
         title += " (not graded: some checks need a GPU)"
-    lines.append('<testsuites name="%s" tests="%d" failures="%d" skipped="%d">'
-                 % (xml_attr(title), t, fl, sk))
+    er = sum(v == ERROR for l in s["labs"].values() for v, _ in l["checks"].values())
+    if s["status"] == ERROR:
+        title += " (not graded: the grader could not check some lab)"
+    lines.append('<testsuites name="%s" tests="%d" failures="%d" skipped="%d" errors="%d">'
+                 % (xml_attr(title), t, fl, sk, er))
     for lab, l in s["labs"].items():
         lf = l["failed"] + (len(l["checks"]) if l["status"] == MISSING else 0)
-        lines.append('  <testsuite name="%s" tests="%d" failures="%d" skipped="%d" errors="0" time="%s">'
-                     % (xml_attr(lab), len(l["checks"]), lf, l["skipped"] + l["not_graded"],
+        le = sum(v == ERROR for v, _ in l["checks"].values())
+        lines.append('  <testsuite name="%s" tests="%d" failures="%d" skipped="%d" errors="%d" time="%s">'
+                     % (xml_attr(lab), len(l["checks"]), lf, l["skipped"] + l["not_graded"], le,
                         l["seconds"] or 0))
         lines.append('    <properties><property name="status" value="%s"/>'
                      '<property name="score" value="%s"/></properties>'
@@ -288,7 +327,11 @@ def write_junit(path, s):
             text = "\n".join(detail)
             if v == PASS:
                 lines.append(tc + "/>")
-            elif v in (FAIL, MISSING, ERROR):
+            elif v == ERROR:
+                msg = detail[0] if detail else v
+                lines.append(tc + '><error message="%s">%s</error></testcase>'
+                             % (xml_attr(msg), html.escape(text, quote=False)))
+            elif v in (FAIL, MISSING):
                 msg = detail[0] if detail else v
                 lines.append(tc + '><failure message="%s">%s</failure></testcase>'
                              % (xml_attr(msg), html.escape(text, quote=False)))
@@ -307,7 +350,9 @@ def summary_text(s):
         n = sum(l["not_graded"] for l in s["labs"].values())
         out.append("NOT GRADED: %d checks need a GPU; these results are not a grade." % n)
     elif s["status"] == ERROR:
-        out.append("NOT GRADED: the checker could not run for some lab (a grader problem).")
+        why = next(l["why"] for l in s["labs"].values() if l["status"] == ERROR)
+        out.append("NOT GRADED: the grader could not check some lab (its error, not a grade): %s"
+                   % re.sub(r"^error: ", "", why))
     else:
         out.append("Score: %d of %d checks pass (%s%%)." % (s["points"], s["max_points"], s["score"]))
     for lab, l in s["labs"].items():
@@ -460,8 +505,11 @@ def write_report(path, students, checks, results_dir):
         o += ["> **Not graded:** %d labs had checks that need a GPU, and there was none. "
               "They have no score here; grade the class again on a GPU node." % count[NOT_GRADED], ""]
     if count[ERROR]:
-        o += ["> **Grader error:** %d labs could not be checked (see their logs in results/)."
-              % count[ERROR], ""]
+        o += ["> **Grader error:** %d labs could not be checked; they have no score here:"
+              % count[ERROR], ">"]
+        o += ["> - %s, %s: %s" % (md(s["name"]), lab, md(l["why"]))
+              for s in students for lab, l in s["labs"].items() if l["status"] == ERROR]
+        o += [""]
     o += ["## Students", "",
           "| student | score | " + " | ".join(labs) + " |",
           "|---|---|" + "---|" * len(labs)]

@@ -92,10 +92,30 @@ run_lab() {
     if [ "$trace" = 1 ] && [ -x "$STREAMTRACE" ]; then
         cmd=("$STREAMTRACE" run -o "$RUNS/$name.trace" -- "${cmd[@]}")
     fi
+    # The run is over when the program's own process ends, or its time is
+    # up. It inherits no descriptor of the checker's but 0-2 (its output
+    # files): a child it leaves behind cannot hold bats' pipes open. And
+    # that child is killed with its process group (timeout's: timeout leads
+    # a group of its own, which the program and its children are in).
     rc=0
-    env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" \
-        >"$RUNS/$name.out" 2>"$RUNS/$name.err" || rc=$?
+    ( no_inherited_fds
+      exec env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" ) \
+        >"$RUNS/$name.out" 2>"$RUNS/$name.err" </dev/null &
+    local pid=$!
+    wait "$pid" 2>/dev/null || rc=$?
+    kill -KILL -- "-$pid" 2>/dev/null || true
     echo "$rc" >"$RUNS/$name.rc"
+}
+
+# no_inherited_fds: close every descriptor above 2 (in the subshell that is
+# about to exec a program: bats' own pipes stay the checker's).
+no_inherited_fds() {
+    local fd
+    for fd in /proc/self/fd/*; do
+        fd=${fd##*/}
+        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"
+    done
+    return 0
 }
 
 rc_of() { local rc=""; { read -r rc <"$RUNS/$1.rc"; } 2>/dev/null; echo "$rc"; }
@@ -157,16 +177,34 @@ second_chance() {
 
 # Say what happened to a run in a few words: "exited 0", "crashed (SIGSEGV)"...
 describe_exit() {
-    local rc=$1
+    local rc=$1 sig
     case $rc in
         124|137) echo "did not finish in $RUN_TIMEOUT s (it hangs, or waits forever)" ;;
         77) echo "exited 77 (no CUDA device)" ;;
         "") echo "was not run" ;;
         *) if [ "$rc" -gt 128 ]; then
-               echo "crashed (SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))))"
+               sig=$(kill -l $((rc - 128)) 2>/dev/null) || sig=$((rc - 128))
+               if [ "$sig" = XFSZ ]; then
+                   echo "was stopped: its output passed the limit of $(size_limit) (SIGXFSZ)"
+               else
+                   echo "crashed (SIG$sig)"
+               fi
            else
                echo "exited $rc"
            fi ;;
+    esac
+}
+
+# size_limit: the largest file a process may write here (ulimit -f), in
+# words: "16 MiB"; what SIGXFSZ stops.
+size_limit() {
+    local kib
+    kib=$(ulimit -f)
+    case $kib in
+        unlimited|"") echo "the file size limit" ;;
+        *) if [ $((kib % 1048576)) = 0 ]; then echo "$((kib / 1048576)) GiB"
+           elif [ $((kib % 1024)) = 0 ]; then echo "$((kib / 1024)) MiB"
+           else echo "$kib KiB"; fi ;;
     esac
 }
 
@@ -334,12 +372,21 @@ need_trace() {
 
 # ------------------------------------------------------------ checks every lab makes
 
-# The build left a program and printed no warning.
+# The build left a program and printed no warning. A build stopped by its
+# time limit (BUILD_TIMEOUT) says so.
 check_builds() {
     if ! built_ok; then
+        local rc=""
+        { read -r rc <"$RUNS/build.rc"; } 2>/dev/null
+        case $rc in 124|137)
+            say_fail "make builds ./$PROG" "the build did not finish in $BUILD_TIMEOUT s" \
+                "a lab builds in seconds: look in $PROG.cu for what keeps the compiler busy (a macro that expands without end, an #include of itself)"
+            return 1 ;;
+        esac
         sed -n '/error/{p}' "$RUNS/build.log" | head -n 5 | sed 's/^/note: /'
         say_fail "make builds ./$PROG" "the build failed" \
             "read the first error above; the line number points into $PROG.cu"
+        return 1
     fi
     if grep -qi 'warning' "$RUNS/build.log"; then
         grep -i -m 3 'warning' "$RUNS/build.log" | sed 's/^/note: /'

@@ -124,6 +124,88 @@ fast_enough() {
     [[ $output == *"they enclose 2 operations of that stream, 9.7 ms apart"* ]]
 }
 
+# A run is over when the program's own process ends: a child it leaves
+# behind (a helper that sleeps, holding its output) is killed, and it never
+# got the checker's own descriptors (bats' pipes), which would hold the
+# checker up until the child ends. Run as bats runs a lab's checker: a
+# setup_file that calls run_lab, in a bats of its own.
+@test "a run ends with the program: a child it leaves is killed and holds no pipe of the checker's" {
+    cat >"$LAB_DIR/fake" <<'EOF2'
+#!/usr/bin/env bash
+# the descriptors it got (bash keeps its script on 255), then a helper that
+# sleeps holding all of them, and one that leaves the process group
+ls -l "/proc/$$/fd" >"$(dirname "$0")/fds"
+sleep 20 &
+echo "$!" >"$(dirname "$0")/child.pid"
+setsid sleep 20 &
+echo "$!" >"$(dirname "$0")/setsid.pid"
+echo "the program ends"
+exit 0
+EOF2
+    cat >"$BATS_TEST_TMPDIR/run.bats" <<EOF2
+setup_file() {
+    LAB_ID=00-test PROG=fake LAB_DIR="$LAB_DIR" RUNS="$RUNS"
+    BATS_TEST_DIRNAME="$BATS_TEST_DIRNAME"
+    . "\$BATS_TEST_DIRNAME/lib/checks.bash"
+    RUNS="$RUNS"
+    run_lab main --
+}
+EOF2
+    # (bats would take a line that starts with @test here for one of ours)
+    printf '%s\n' '@''test "ran" {' '    true' '}' >>"$BATS_TEST_TMPDIR/run.bats"
+    local t0 t1 clean=() v b
+    # the bats run-checks would take (the kit's copy, else the machine's):
+    # not the one on bats' own PATH, which needs bats' settings
+    b=${BATS:-$BATS_TEST_DIRNAME/vendor/node_modules/bats/bin/bats}
+    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
+    for v in $(compgen -e); do      # a bats of its own: none of ours' settings
+        case $v in BATS_*) clean+=(-u "$v") ;; esac
+    done
+    t0=$(date +%s)
+    run env "${clean[@]}" timeout 60 "$b" --tap "$BATS_TEST_TMPDIR/run.bats"
+    t1=$(date +%s)
+    echo "$output"
+    cat "$RUNS/main.out"
+    echo "the checker took $((t1 - t0)) s; the program's children sleep 20 s"
+    [ "$status" = 0 ]
+    [ $((t1 - t0)) -lt 10 ]
+    [ "$(rc_of main)" = 0 ]
+    grep -q '^the program ends$' "$RUNS/main.out"
+    cat "$LAB_DIR/fds"
+    ! grep -vE '^total| (0|1|2|255) -> ' "$LAB_DIR/fds"
+    # (a child killed may linger as a zombie until something reaps it)
+    local pid
+    pid=$(cat "$LAB_DIR/child.pid")
+    ! [ -e "/proc/$pid" ] || grep -q '^[0-9]* (.*) Z ' "/proc/$pid/stat"
+}
+
+teardown() {
+    # the child that left its group is the grader's to kill (sandbox_kill)
+    [ -f "$LAB_DIR/setsid.pid" ] && kill "$(cat "$LAB_DIR/setsid.pid")" 2>/dev/null
+    return 0
+}
+
+@test "a build stopped by BUILD_TIMEOUT says it did not finish in that time" {
+    rm -f "$LAB_DIR/fake"
+    printf 'fake:\n\tsleep 10\n' >"$LAB_DIR/Makefile"
+    BUILD_TIMEOUT=1
+    build_lab
+    run -1 check_builds
+    echo "$output"
+    [[ $output == *"seen:     the build did not finish in 1 s"* ]]
+    [[ $output != *"the build failed"* ]]
+}
+
+@test "a program stopped by the file size limit says its output passed the limit" {
+    printf '#!/bin/sh\nexec yes "all work and no play"\n' >"$LAB_DIR/fake"
+    # as the grader runs it (GRADE_FSIZE): the checker under the limit too
+    limited() { ( ulimit -f 1024 && run_lab main -- && check_exits_ok main "hint" ); }
+    run -1 limited
+    echo "$output"
+    [ "$(rc_of main)" = $((128 + $(kill -l XFSZ))) ]
+    [[ $output == *"not checked: the program was stopped: its output passed the limit of 1 MiB (SIGXFSZ)"* ]]
+}
+
 # ------------------------------------------------------------ learning from the run
 
 @test "a failed check draws the part of its run it judged, once, without colour; a re-run's failure is not drawn" {

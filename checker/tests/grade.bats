@@ -1,11 +1,17 @@
 #!/usr/bin/env bats
 # grade.bats -- handing the kit out and grading a class, without a GPU:
-# make handout holds no answer, and a small class (made by
+# make handout holds no answer and every file a student needs, also from a
+# copy of the kit inside another git work tree; and a small class (made by
 # checker/grade/make-test-class.sh) is graded with every verdict the one it
 # must get without a GPU -- "not graded" for whatever needs a GPU, never a
-# pass. Builds for one GPU architecture, labs 01 and 02 only, so it is quick;
-# the quick run (make test without a GPU) grades lab 02 of two submissions of
-# the seven, make test-all both labs of all of them.
+# pass. As an instructor's clone often is, the kit that grades sits in a
+# folder no other user may enter (mode 700, as /root or mktemp -d), and is
+# run from there, on a node with no unzip: the verdicts must not depend on
+# either. Builds for one GPU architecture, labs 01 and 02 only, so it is
+# quick; the quick run (make test without a GPU) grades lab 02 of four
+# submissions (the solutions as a zip, a build that fails, a zip with
+# members that would land outside, a zip cut in half), make test-all labs
+# 01 and 02 of twelve, and a build that never ends in a run of its own.
 # The GPU half: checker/grade/gpu-class.sh on a GPU node.
 
 bats_require_minimum_version 1.5.0
@@ -13,34 +19,112 @@ load ../lib/kit
 
 GRADE="$KIT_ROOT/checker/grade"
 G="$KIT_BUILD/grade"
+# the kit that grades, a copy of this one in a folder closed to other users,
+# and where its grading writes (make grade's default: build/grade)
+CLOSED="$G/closed"
+CK="$CLOSED/kit"
+O="$CK/build/grade"
 # No GPU here, even on a GPU node: these are the verdicts without one.
 export CUDA_VISIBLE_DEVICES=
 
+# copy_kit DEST: this kit's working tree (its build outputs too, not its
+# .git or build/) into DEST.
+copy_kit() {
+    mkdir -p "$1"
+    tar -C "$KIT_ROOT" --exclude=./.git --exclude=./build --exclude=./reports \
+        --exclude=./slides/node_modules -cf - . | tar -C "$1" -xf -
+}
+
+# NO_UNZIP: the words that run a command where no unzip can be found. As
+# root, in a mount namespace of its own where each unzip on PATH or in the
+# system's folders (the sandbox's PATH) is /dev/null, so that not even the
+# sandbox finds one; else (no namespace to be had) first on PATH an unzip
+# that says it is not there.
+no_unzip() {
+    local u=() d
+    for d in $(tr : ' ' <<<"$PATH") /usr/local/bin /usr/bin /bin; do
+        [ -x "$d/unzip" ] && [[ " ${u[*]} " != *" $d/unzip "* ]] && u+=("$d/unzip")
+    done
+    NO_UNZIP=()
+    [ ${#u[@]} = 0 ] && return 0
+    if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+        NO_UNZIP=(unshare -m bash -c 'for f in "${@:2:$1}"; do mount --bind /dev/null "$f" || exit 1; done
+                  shift $(($1 + 1)); exec "$@"' no-unzip ${#u[@]} "${u[@]}")
+    else
+        mkdir -p "$G/no-unzip"
+        printf '#!/bin/sh\necho "unzip: not found" >&2\nexit 127\n' >"$G/no-unzip/unzip"
+        chmod +x "$G/no-unzip/unzip"
+        NO_UNZIP=(env PATH="$G/no-unzip:$PATH")
+    fi
+}
+
 setup_file() {
-    export CUDA_ARCH=${CUDA_ARCH:-75} RUN_TIMEOUT=5
+    export CUDA_ARCH=${CUDA_ARCH:-75} RUN_TIMEOUT=5 LAB_TIMEOUT=120 GRADE_FSIZE=$((16 << 20))
     rm -rf "$G"
-    mkdir -p "$G/class"
+    mkdir -p "$G"
     local rc=0
     "$GRADE/handout" "$G/handout" >"$G/handout.log" 2>&1 || rc=$?
     echo "$rc" >"$G/handout.rc"
-    # the quick run (make test without a GPU) grades lab 02 of two of them:
-    # a git bundle of the solutions and a lab that does not compile
-    local s picks="solution-git.bundle no-compile" labs=02
+    # the handout of a copy of the kit inside another project's git work
+    # tree, which ignores it (build outputs and all)
+    mkdir -p "$G/outer"
+    git -C "$G/outer" init -q
+    echo 'vendor/' >"$G/outer/.gitignore"
+    copy_kit "$G/outer/vendor/kit"
+    rc=0
+    "$G/outer/vendor/kit/checker/grade/handout" "$G/nested" >"$G/nested.log" 2>&1 || rc=$?
+    echo "$rc" >"$G/nested.rc"
+
+    # the quick run (make test without a GPU) grades lab 02 of four of them
+    local s picks="solution-zip.zip no-compile zip-bad-members.zip zip-broken.zip" labs=02
     if kit_full; then
         labs=01,02
-        picks+=" solution-flat.tar.gz ships-checker nothing"
+        picks+=" solution-flat.tar.gz solution-git.bundle ships-checker nothing child-holds-output flood"
         # the sandbox (another user, a process limit) needs root: without it,
         # the submissions that attack the grader would attack this machine
         [ "$(id -u)" = 0 ] && picks+=" escape fork-bomb"
     fi
     "$GRADE/make-test-class.sh" "$G/made" "$labs" >"$G/made.log" 2>&1 || return 0
+    mkdir -p "$CLOSED/class" "$CLOSED/slow-class"
+    chmod 700 "$CLOSED"
+    copy_kit "$CK"
     for s in $picks; do
-        cp -a "$G/made/submissions/$s" "$G/class/"
+        cp -a "$G/made/submissions/$s" "$CLOSED/class/"
     done
-    rm -f /tmp/cuda-stream-labs-escape.txt
+    rm -f /tmp/cuda-stream-labs-escape.txt /tmp/cuda-stream-labs-zip-absolute.txt
+    no_unzip
+    # a build that never ends: graded in a run of its own, with a short
+    # BUILD_TIMEOUT (the class's builds need longer), beside the class
+    if kit_full; then
+        cp -a "$G/made/submissions/slow-build" "$CLOSED/slow-class/"
+        ( cd "$CK" && BUILD_TIMEOUT=3 without_bats_env checker/grade/grade --labs 01 \
+              -o build/grade-slow "$CLOSED/slow-class" >"$G/slow.log" 2>&1
+          echo "$?" >"$G/slow.rc" ) &
+    fi
     rc=0
-    without_bats_env "$GRADE/grade" -j 3 --labs "$labs" -o "$G/out" "$G/class" >"$G/grade.log" 2>&1 || rc=$?
+    ( cd "$CK" && without_bats_env "${NO_UNZIP[@]}" checker/grade/grade -j 3 --labs "$labs" \
+          "$CLOSED/class" >"$G/grade.log" 2>&1 ) || rc=$?
     echo "$rc" >"$G/grade.rc"
+    wait
+}
+
+# handout_lacks DIR: the files every student needs that the handout in DIR
+# lacks (each lab's starter, Makefile, README, checker and deck; common/;
+# the checker's run-checks and helpers; the trace tool's sources)
+handout_lacks() {
+    local h=$1 id f
+    for id in $(lab_ids); do
+        for f in "labs/$id/$(src_of "$id")" "labs/$id/Makefile" "labs/$id/README.md" \
+                 "checker/$id.bats" "slides/$id.md"; do
+            [ -f "$h/$f" ] || echo "$f"
+        done
+    done
+    for f in "$KIT_ROOT"/common/* "$KIT_ROOT"/checker/trace/*.[ch] "$KIT_ROOT"/checker/trace/Makefile \
+             "$KIT_ROOT"/checker/run-checks "$KIT_ROOT"/checker/lib/checks.bash \
+             "$KIT_ROOT"/Makefile "$KIT_ROOT"/README.md "$KIT_ROOT"/slides/Makefile; do
+        f=${f#"$KIT_ROOT"/}
+        [ -f "$h/$f" ] || echo "$f"
+    done
 }
 
 @test "make handout leaves out the solutions, the mutants and the kit's self-tests, and carries Predict, then measure" {
@@ -51,15 +135,12 @@ setup_file() {
     for p in solutions checker/mutants checker/tests checker/grade checker/lib/kit.bash .ci; do
         [ -e "$h/$p" ] && bad+=" $p"
     done
-    for p in Makefile README.md common/lab.mk checker/run-checks checker/lib/checks.bash \
-             slides/Makefile; do
-        [ -e "$h/$p" ] || bad+=" (missing $p)"
+    for p in $(handout_lacks "$h"); do
+        bad+=" (missing $p)"
     done
     # Predict, then measure: the questions, Your run and the drawings travel
     [ -f "$h/checker/lib/your-run.awk" ] || bad+=" (missing checker/lib/your-run.awk)"
     for id in $(lab_ids); do
-        [ -f "$h/labs/$id/$(src_of "$id")" ] && [ -f "$h/checker/$id.bats" ] &&
-            [ -f "$h/slides/$id.md" ] || bad+=" (lab $id incomplete)"
         grep -q '^## Predict, then measure$' "$h/labs/$id/README.md" &&
             grep -q '^# Predict, then measure$' "$h/slides/$id.md" &&
             grep -q '^your_run() {$' "$h/checker/$id.bats" &&
@@ -69,6 +150,29 @@ setup_file() {
     done
     echo "wrong:${bad:- nothing}"
     [ -z "$bad" ]
+}
+
+@test "make handout from a copy of the kit inside another git work tree hands out the same files" {
+    cat "$G/nested.log"
+    [ "$(cat "$G/nested.rc")" = 0 ]
+    local lacks
+    lacks=$(handout_lacks "$G/nested/cuda-stream-labs")
+    echo "lacks: ${lacks:-nothing}"
+    [ -z "$lacks" ]
+    # the same files as the kit's own handout: its .gitignore rules keep
+    # the build outputs the copy has (make test built the tools) at home
+    diff <(cd "$G/handout/cuda-stream-labs" && find . -type f | sort) \
+         <(cd "$G/nested/cuda-stream-labs" && find . -type f | sort)
+}
+
+@test "make handout refuses a handout that lacks a file every student needs" {
+    local k="$BATS_TEST_TMPDIR/kit"
+    mkdir -p "$k"
+    tar -C "$G/outer/vendor/kit" --exclude=./slides --exclude=./checker/trace -cf - . | tar -C "$k" -xf -
+    run -1 "$k/checker/grade/handout" "$BATS_TEST_TMPDIR/out"
+    echo "$output"
+    [[ $output == *"handout: refused: the handout lacks files every student needs:"*"slides/01-sync-copy.md"*"checker/trace/Makefile"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs" ] && [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs.tar.gz" ]
 }
 
 @test "no line a solution adds to its starter is in any file of the handout" {
@@ -115,13 +219,39 @@ setup_file() {
     touch "$d/old/sync_copy.cu" "$d/a/labs/01-sync-copy/sync_copy.cu" "$d/01-sync-copy/sync_copy.cu" \
           "$d/.git/sync_copy.cu"
     ln -s /etc/passwd "$d/async_copy.cu"
-    run best_file "$d" 01-sync-copy sync_copy
+    run best_file "$d" 01-sync-copy sync_copy.cu
     [ "$output" = "$d/a/labs/01-sync-copy/sync_copy.cu" ]
     rm "$d/a/labs/01-sync-copy/sync_copy.cu"
-    run best_file "$d" 01-sync-copy sync_copy
+    run best_file "$d" 01-sync-copy sync_copy.cu
     [ "$output" = "$d/01-sync-copy/sync_copy.cu" ]
-    run best_file "$d" 02-async-copy async_copy      # a link is not a file
+    run best_file "$d" 02-async-copy async_copy.cu   # a link is not a file
     [ -z "$output" ]
+    # a lab whose source is no .cu (lab 08's is Python): found by its name too
+    mkdir -p "$d/x/labs/08-py"
+    touch "$d/streams.py" "$d/x/labs/08-py/streams.py"
+    run best_file "$d" 08-py streams.py
+    [ "$output" = "$d/x/labs/08-py/streams.py" ]
+}
+
+@test "a lab's source is the Makefile's SRC, else its starter PROG.EXT, else PROG.cu; a prepared kit keeps it" {
+    . "$GRADE/lib.bash"
+    local k="$BATS_TEST_TMPDIR/kit" id
+    for id in 01-a 02-b 03-c 04-d; do mkdir -p "$k/labs/$id"; done
+    printf 'LAB := 01-a\nPROG := a\n' >"$k/labs/01-a/Makefile"
+    printf 'LAB := 02-b\nPROG := b\nSRC := b_main.py\n' >"$k/labs/02-b/Makefile"
+    printf 'LAB := 03-c\nPROG := streams\n' >"$k/labs/03-c/Makefile"
+    touch "$k/labs/03-c/streams.py" "$k/labs/03-c/streams.json" "$k/labs/03-c/streams.trace"
+    printf 'LAB := 04-d\nPROG := d\n' >"$k/labs/04-d/Makefile"
+    echo "d.py" >"$k/labs/04-d/.source"
+    [ "$(kit_src "$k" 01-a)" = a.cu ]
+    [ "$(kit_src "$k" 02-b)" = b_main.py ]
+    [ "$(kit_src "$k" 03-c)" = streams.py ]
+    [ "$(kit_src "$k" 04-d)" = d.py ]
+    [ "$(kit_src "$O/kit" 02-async-copy)" = async_copy.cu ]
+    # every lab of this kit: what its starter is
+    for id in $(lab_ids); do
+        [ -f "$KIT_ROOT/labs/$id/$(kit_src "$KIT_ROOT" "$id")" ]
+    done
 }
 
 @test "submissions are named after their folder, tarball or bundle" {
@@ -140,75 +270,217 @@ setup_file() {
 
 @test "a class is graded: every verdict is the one it must get without a GPU" {
     cat "$G/made.log" "$G/grade.log"
+    # graded by a kit in a folder closed to other users, run from there
+    [ "$(stat -c %a "$CLOSED")" = 700 ]
     # 3: some labs are not graded (there is no GPU)
     [ "$(cat "$G/grade.rc")" = 3 ]
-    run "$GRADE/check-verdicts" --no-gpu --only-graded "$G/out" "$G/made/expected.tsv"
+    run "$GRADE/check-verdicts" --no-gpu --only-graded "$O" "$G/made/expected.tsv"
     echo "$output"
     [ "$status" = 0 ]
     # every picked submission has its rows
-    [ "$(cut -d, -f1 "$G/out/gradebook.csv" | sort -u | grep -vc student)" = "$(ls "$G/class" | wc -l)" ]
+    [ "$(cut -d, -f1 "$O/gradebook.csv" | sort -u | grep -vc student)" = "$(ls "$CLOSED/class" | wc -l)" ]
 }
 
 @test "without a GPU no lab passes, and every report says not graded" {
     local f st
-    ! grep -q ',pass,' <(cut -d, -f1-4 "$G/out/gradebook.csv")
-    grep -q '^solution-git,02-async-copy,not graded,not graded,' "$G/out/gradebook.csv"
-    grep -q '^solution-git,not graded,not graded,' "$G/out/students.csv"
-    grep -q 'Not graded' "$G/out/report.md"
-    grep -q 'not graded' "$G/out/junit/solution-git.xml"
-    python3 - "$G/out" <<'EOF'
+    ! grep -q ',pass,' <(cut -d, -f1-4 "$O/gradebook.csv")
+    grep -q '^solution-zip,02-async-copy,not graded,not graded,' "$O/gradebook.csv"
+    grep -q '^solution-zip,not graded,not graded,' "$O/students.csv"
+    grep -q 'Not graded' "$O/report.md"
+    grep -q 'not graded' "$O/junit/solution-zip.xml"
+    python3 - "$O" <<'EOF'
 import json, sys
 out = sys.argv[1]
-gs = json.load(open(out + "/gradescope/solution-git/results.json"))
+gs = json.load(open(out + "/gradescope/solution-zip/results.json"))
 assert gs["extra_data"]["graded"] is False and gs["visibility"] == "hidden", gs
-assert gs["output"].startswith("CUDA Stream Labs: solution-git\nNOT GRADED"), gs["output"]
+assert gs["output"].startswith("CUDA Stream Labs: solution-zip\nNOT GRADED"), gs["output"]
 assert gs["score"] == 0
-gc = json.load(open(out + "/classroom/solution-git.json"))
+gc = json.load(open(out + "/classroom/solution-zip.json"))
 assert gc["version"] == 1 and gc["status"] == "error", gc["status"]
 assert any(t["status"] == "error" and t["message"].startswith("not graded") for t in gc["tests"])
 EOF
 }
 
+@test "grading stops before it starts, in one line, when the sandbox user cannot run what it needs" {
+    # bats where only the grader can reach it (as root; else nowhere)
+    local b="$CLOSED/bin/bats"
+    mkdir -p "$CLOSED/bin"
+    printf '#!/bin/sh\nexec bats "$@"\n' >"$b"
+    chmod 755 "$b"
+    [ "$(id -u)" = 0 ] || b="$CLOSED/no-such/bats"
+    cd "$CK"
+    run -2 without_bats_env BATS="$b" checker/grade/grade --labs 02 -o build/grade-refused "$CLOSED/class"
+    echo "$output"
+    [ "$(grep -c 'stopped before grading' <<<"$output")" = 1 ]
+    [[ ${lines[-1]} == "grade: stopped before grading: "*"cannot run bats ($b: not there, or in a folder closed to it): install bats where every user can run it"* ]]
+    [ ! -e build/grade-refused/gradebook.csv ] && [ -z "$(ls build/grade-refused/results)" ]
+}
+
+@test "a zip is graded where no unzip can be found, its members that would land outside refused and named" {
+    no_unzip
+    echo "unzip hidden by: ${NO_UNZIP[*]:0:2}"
+    grep -q '^solution-zip,02-async-copy,not graded,not graded,' "$O/gradebook.csv"
+    grep -q '^02-async-copy: labs/02-async-copy/async_copy.cu$' "$O/results/solution-zip/submission.txt"
+    cat "$O/results/zip-bad-members/submission.txt"
+    grep -qF "unpack: refused 3 member(s) that would land outside the submission's folder or are links: ../cuda-stream-labs-zip-up.txt (a '..' in its path), my-labs/../../cuda-stream-labs-zip-up2.txt (a '..' in its path), /tmp/cuda-stream-labs-zip-absolute.txt (an absolute path)" \
+        "$O/results/zip-bad-members/submission.txt"
+    if kit_full; then
+        grep -q '^01-sync-copy: my-labs/sync_copy.cu$' "$O/results/zip-bad-members/submission.txt"
+        grep -q '^zip-bad-members,01-sync-copy,not graded,not graded,' "$O/gradebook.csv"
+    fi
+    grep -q '^- zip-bad-members: unpack: refused 3 member' "$O/report.md"
+    [ ! -e /tmp/cuda-stream-labs-zip-absolute.txt ]
+}
+
+@test "an archive that cannot be opened is an error of the grader in every report, never missing" {
+    local r
+    r=$(grep '^zip-broken,02-async-copy,' "$O/gradebook.csv")
+    echo "$r"
+    [[ $r == "zip-broken,02-async-copy,error,error,0,0,0,0,error: the zip could not be unpacked: File is not a zip file,"* ]]
+    grep -q '^zip-broken,error,error,' "$O/students.csv"
+    grep -q '^> \*\*Grader error:\*\* 1 labs could not be checked' "$O/report.md"
+    grep -qxF '> - zip-broken, 02-async-copy: error: the zip could not be unpacked: File is not a zip file' "$O/report.md"
+    grep -q '^- zip-broken: unpack: failed: the zip could not be unpacked' "$O/report.md"
+    grep -qF '<error message="not graded: the zip could not be unpacked: File is not a zip file"' "$O/junit/zip-broken.xml"
+    python3 - "$O" <<'EOF'
+import json, sys
+out = sys.argv[1]
+gs = json.load(open(out + "/gradescope/zip-broken/results.json"))
+assert gs["extra_data"] == {"graded": False, "status": "error"} and gs["visibility"] == "hidden", gs
+assert "NOT GRADED: the grader could not check some lab" in gs["output"], gs["output"]
+gc = json.load(open(out + "/classroom/zip-broken.json"))
+assert gc["status"] == "error" and all(t["status"] == "error" for t in gc["tests"]), gc
+EOF
+}
+
+@test "each way a checker can end has its own words: out of LAB_TIMEOUT, killed, stopped" {
+    . "$GRADE/lib.bash"
+    local w res="$BATS_TEST_TMPDIR/results" out="$BATS_TEST_TMPDIR/out" rc=0
+    # a work folder the sandbox user can enter (as grade makes its own)
+    w=$(mktemp -d /tmp/cuda-stream-labs-grade.test.XXXXXX)
+    chmod 711 "$w"
+    claim_uids 1 500
+    LAB_TIMEOUT=1 without_bats_env "$GRADE/grade-one" --kit "$O/kit" --work "$w/job" \
+        --results "$res/late" --name late --kind dir --uid "${CLAIMED_UIDS[0]}" \
+        --labs 02-async-copy "$G/made/submissions/solution" || rc=$?
+    rm -rf "$w"
+    [ "$rc" = 0 ]
+    cat "$res/late/02-async-copy.status" "$res/late/02-async-copy.log"
+    grep -q '^timed_out=1$' "$res/late/02-async-copy.status"
+    grep -q "^grade: the lab's checks did not finish in 1 s (LAB_TIMEOUT): stopped$" "$res/late/02-async-copy.log"
+    # the same lab, had its checker been killed, or stopped by itself
+    cp -r "$res/late" "$res/killed"
+    cp -r "$res/late" "$res/stopped"
+    printf 'rc=137\nseconds=3\ntimed_out=0\n' >"$res/killed/02-async-copy.status"
+    printf 'rc=1\nseconds=3\ntimed_out=0\n' >"$res/stopped/02-async-copy.status"
+    rm -f "$res"/*/02-async-copy.tap
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$res" --out "$out" --labs 02-async-copy
+    echo "$output"
+    cut -d, -f1-9 "$out/gradebook.csv"
+    grep -qF "late,02-async-copy,fail,0,0,13,0,0,the program builds without warnings: not checked: the lab's checks did not finish in 1 s (LAB_TIMEOUT) and were stopped," \
+        "$out/gradebook.csv"
+    grep -qF "killed,02-async-copy,fail,0,0,13,0,0,the program builds without warnings: not checked: the checker was killed (SIGKILL) before this check: did the program kill it?," \
+        "$out/gradebook.csv"
+    grep -qF "stopped,02-async-copy,fail,0,0,13,0,0,the program builds without warnings: not checked: the checker stopped before this check (exit status 1; its log says why)," \
+        "$out/gradebook.csv"
+    # the report shows what most failures of a check saw: here one of three
+    grep -E "\| not checked: the (lab's checks did not finish in 1 s|checker was killed \(SIGKILL\)|checker stopped before)" \
+        "$out/report.md"
+}
+
+@test "a check skipped as needing 2 GPUs makes its lab not graded, with that reason, never a pass" {
+    local res="$BATS_TEST_TMPDIR/results" out="$BATS_TEST_TMPDIR/out"
+    mkdir -p "$res"
+    cp -r "$O/results/solution-zip" "$res/two"
+    # as on a node with one GPU: every check passes but one that needs two
+    sed -i -e 's/ # skip no CUDA device.*$//' \
+        -e '0,/^ok 3 .*/s/^\(ok 3 .*\)$/\1 # skip needs 2 GPUs: this node has 1/' "$res/two/02-async-copy.tap"
+    cat "$res/two/02-async-copy.tap"
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$res" --out "$out" --labs 02-async-copy
+    echo "$output"
+    cut -d, -f1-9 "$out/gradebook.csv"
+    grep -q '^two,02-async-copy,not graded,not graded,12,0,0,1,not graded: 1 checks need a GPU (needs 2 GPUs: this node has 1),' \
+        "$out/gradebook.csv"
+    grep -q '^two,not graded,not graded,' "$out/students.csv"
+    [ "$status" = 3 ]
+}
+
+@test "a child that holds the program's output open: the verdict is the program's, in the time of a run" {
+    skip_full "a program that leaves two children behind, graded"
+    local s sol
+    grep '^child-holds-output,01-sync-copy,' "$O/gradebook.csv"
+    grep -q '^child-holds-output,01-sync-copy,not graded,not graded,3,0,0,9,' "$O/gradebook.csv"
+    # lab 01 runs the program 3 times: each ends within RUN_TIMEOUT of the
+    # program's end, not at the end of the children's 10 minutes
+    s=$(sed -n 's/^seconds=//p' "$O/results/child-holds-output/01-sync-copy.status")
+    sol=$(sed -n 's/^seconds=//p' "$O/results/solution-flat/01-sync-copy.status")
+    echo "lab 01: $s s with the children, $sol s without them (RUN_TIMEOUT $RUN_TIMEOUT s)"
+    [ "$s" -le $((sol + 3 * RUN_TIMEOUT)) ]
+}
+
+@test "a program that floods its output is stopped at the size limit, and every report says so" {
+    skip_full "a program that prints without end, graded"
+    grep -qF "flood,01-sync-copy,fail,17,2,10,0,0,it runs to the end and exits 0: not checked: the program was stopped: its output passed the limit of 16 MiB (SIGXFSZ)," \
+        "$O/gradebook.csv"
+    grep -qxF '          not checked: the program was stopped: its output passed the limit of 16 MiB (SIGXFSZ)' \
+        "$O/results/flood/01-sync-copy.log"
+}
+
+@test "a build that does not finish in BUILD_TIMEOUT says so, in every report" {
+    skip_full "a build that never ends, graded"
+    cat "$G/slow.log"
+    [ "$(cat "$G/slow.rc")" = 0 ]
+    local so="$CK/build/grade-slow"
+    run "$GRADE/check-verdicts" --no-gpu --only-graded "$so" "$G/made/expected.tsv"
+    echo "$output"
+    [ "$status" = 0 ]
+    grep -qF 'slow-build,01-sync-copy,fail,0,0,12,0,0,the program builds without warnings: expected: make builds ./sync_copy | seen: the build did not finish in 3 s,' \
+        "$so/gradebook.csv"
+    grep -qxF '          seen:     the build did not finish in 3 s' "$so/results/slow-build/01-sync-copy.log"
+    grep -qF '| 01.1 | the program builds without warnings | 1 | 1 | 0 | seen:     the build did not finish in 3 s |' \
+        "$so/report.md"
+}
+
 @test "the gradebook says why a lab failed" {
-    run grep '^no-compile,02-async-copy,fail,0,' "$G/out/gradebook.csv"
+    run grep '^no-compile,02-async-copy,fail,0,' "$O/gradebook.csv"
     echo "$output"
     [[ $output == *"the program builds without warnings: expected: make builds ./async_copy | seen: the build failed"* ]]
 }
 
 @test "grading ignores the checker, common/ and Makefile a submission carries" {
     skip_full "a submission that ships its own checker, graded"
-    cat "$G/out/results/ships-checker/submission.txt"
+    cat "$O/results/ships-checker/submission.txt"
     grep -q "^ignored: kit files that differ from the kit's own .*checker/lib/checks.bash.*common/lab.h" \
-        "$G/out/results/ships-checker/submission.txt"
+        "$O/results/ships-checker/submission.txt"
     # the handout as a student has it is no change
     . "$GRADE/lib.bash"
-    [ -z "$(changed_kit_files "$G/handout" "$G/out/kit")" ]
-    grep -q '^ships-checker,02-async-copy,not graded,' "$G/out/gradebook.csv"
+    [ -z "$(changed_kit_files "$G/handout" "$O/kit")" ]
+    grep -q '^ships-checker,02-async-copy,not graded,' "$O/gradebook.csv"
 }
 
 @test "a program cannot write into the kit, and what it leaves in /tmp is removed and noted" {
     skip_full "a submission that writes outside its folder, graded"
     [ "$(id -u)" = 0 ] || skip "needs root: grading runs the submissions as another user only as root"
-    grep -q '^escape,02-async-copy,not graded,' "$G/out/gradebook.csv"
+    grep -q '^escape,02-async-copy,not graded,' "$O/gradebook.csv"
     [ ! -e /tmp/cuda-stream-labs-escape.txt ]
     grep -q 'escape, 01-sync-copy: left files outside its folder (removed): /tmp/cuda-stream-labs-escape.txt' \
-        "$G/out/report.md"
+        "$O/report.md"
 }
 
 @test "a fork bomb fails its lab, within the time limits, and grading goes on" {
     skip_full "a fork bomb, graded"
     [ "$(id -u)" = 0 ] || skip "needs root: the process limit is per sandbox user"
-    grep -q '^fork-bomb,01-sync-copy,fail,' "$G/out/gradebook.csv"
-    grep -q 'did not finish in 5 s' "$G/out/results/fork-bomb/01-sync-copy.log"
+    grep -q '^fork-bomb,01-sync-copy,fail,' "$O/gradebook.csv"
+    grep -q 'did not finish in 5 s' "$O/results/fork-bomb/01-sync-copy.log"
     # nothing of it outlives grading: no process of any sandbox user it had
     local uids
-    uids=$(sed -n 's/^user=uid //p' "$G"/out/results/*/meta | sort -u | paste -sd, -)
+    uids=$(sed -n 's/^user=uid //p' "$O"/results/*/meta | sort -u | paste -sd, -)
     echo "sandbox users: $uids"
     [ -n "$uids" ] && ! ps -U "$uids" --no-headers
 }
 
 @test "the reports are well-formed: CSV, JUnit XML, JSON, SVG" {
-    python3 - "$G/out" <<'EOF'
+    python3 - "$O" <<'EOF'
 import csv, glob, json, sys, xml.etree.ElementTree as ET
 out = sys.argv[1]
 rows = list(csv.reader(open(out + "/gradebook.csv")))
