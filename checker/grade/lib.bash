@@ -237,7 +237,14 @@ sandbox_base_env() {
     SANDBOX_BASE=(PATH="$(dirname "$nvcc"):/usr/local/bin:/usr/bin:/bin"
                   LANG=C.UTF-8 NO_COLOR=1 TERM=dumb
                   RUN_TIMEOUT="${RUN_TIMEOUT:-60}" BUILD_TIMEOUT="${BUILD_TIMEOUT:-180}")
-    for v in CUDA_HOME CUDA_ARCH CUDA_VISIBLE_DEVICES LAB_SEED BATS NVTX; do
+    # a Python lab (08) runs with the grader's python3 that has torch: the
+    # sandbox's PATH has the system's python3 only (LAB_PYTHON: common/pylab.sh)
+    if [ -z "${LAB_PYTHON:-}" ] && v=$(command -v python3 2>/dev/null) &&
+        "$v" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' 2>/dev/null; then
+        LAB_PYTHON=$v
+        export LAB_PYTHON
+    fi
+    for v in CUDA_HOME CUDA_ARCH CUDA_VISIBLE_DEVICES LAB_SEED BATS NVTX LAB_PYTHON; do
         [ -n "${!v+x}" ] && SANDBOX_BASE+=("$v=${!v}")
     done
     return 0
