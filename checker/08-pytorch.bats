@@ -244,6 +244,18 @@ batch_order() {
     local lines bad
     draw_on_fail main --window nvtx:side_stream+gpu
     lines=$(batch_order)
+    # the structure first: a missing wait may still come out in order when
+    # other work on the GPU delays the kernel, so each batch's range must
+    # queue a GPU-side wait (wait_stream and Event.wait are cudaStreamWaitEvent)
+    local b n nowait=""
+    n=$(tq main count nvtx:batch)
+    for ((b = 1; b <= n; b++)); do
+        [ "$(tq main count api:cudaStreamWaitEvent --window "nvtx:batch#$b")" -gt 0 ] ||
+            nowait+="${nowait:+, }$((b - 1))"
+    done
+    [ -z "$nowait" ] || { say_fail "in every batch, the current stream told to wait for the side stream (a cudaStreamWaitEvent)" \
+        "no wait queued in batch $nowait" \
+        "the side stream is non-blocking: the current stream must wait for it, torch.cuda.current_stream().wait_stream(side), before the batch is used (TODO 4)"; return 1; }
     bad=$(awk 'NF < 3 || $3 == "-" || $3 < $2 - 0.001 { printf "%sbatch %d: its first kernel started at %s ms, its copy ended at %s ms", (n++ ? "; " : ""), $1 - 1, $3, $2 }' <<<"$lines")
     [ -n "$lines" ] && [ -z "$bad" ] || say_fail \
         "every batch's first kernel starting after its H2D copy ended" "${bad:-no batch}" \
