@@ -30,14 +30,7 @@ busy_ms() { tq main durations kernel:busy_kernel | sed -n "${1}p"; }
 # consumer was queued, in ms (negative: while the producer still ran).
 # Times are ns near 2^61: split into seconds and ns so awk's doubles stay exact.
 between_launches() {
-    awk -F'\t' '
-        function t(x,   hi) {
-            hi = substr(x, 1, length(x) - 9)
-            if (base == "") base = hi
-            return (hi - base) * 1e9 + substr(x, length(x) - 8)
-        }
-        # format 2 puts DEVICE after END in kernel and sync records: d shifts
-        FNR == 1 { split($0, h, " "); d = (h[1] == "streamtrace" && h[2] >= 2) }
+    awk -F'\t' "$TRACE_AWK"'
         FNR == NR && $1 == "kernel" {
             if (index($(8 + d), "producer_kernel") == 1 && (pk == "" || t($2) < pk)) { pk = t($2); pe = t($3); pc = $(7 + d) }
             if (index($(8 + d), "consumer_kernel") == 1 && (ck == "" || t($2) < ck)) { ck = t($2); cc = $(7 + d) }

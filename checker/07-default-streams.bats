@@ -309,18 +309,12 @@ threads_words() {
 # began (times in ms from the start of the pipeline's range). Times are ns
 # near 2^61: split into seconds and ns so that awk's doubles stay exact.
 clear_order() {
-    awk -F'\t' '
-        function t(x,   hi) {
-            hi = substr(x, 1, length(x) - 9)
-            if (base == "") base = hi
-            return (hi - base) * 1e9 + substr(x, length(x) - 8)
-        }
-        NR == 1 { v2 = $0 == "streamtrace 2"; next }
+    awk -F'\t' "$TRACE_AWK"'
         $1 == "nvtx" && $5 == "part3_pipeline" && lo == "" { lo = t($2); hi = t($3); next }
         $1 == "kernel" || $1 == "memset" || $1 == "copy" {
-            s = v2 ? $5 : $4
-            c = $1 == "copy" ? (v2 ? $13 : $10) : $1 == "kernel" ? (v2 ? $8 : $7) : (v2 ? $8 : $7)
-            dir = $1 == "copy" ? (v2 ? $6 : $5) : ""
+            s = $(4 + d)
+            c = $1 == "copy" ? (d ? $13 : $10) : $(7 + d)
+            dir = $1 == "copy" ? $(5 + d) : ""
             n++; ty[n] = $1 == "copy" ? dir : $1; st[n] = t($2); en[n] = t($3); sm[n] = s; co[n] = c + 0
         }
         END {

@@ -38,14 +38,7 @@ setup_file() {
 # Nothing when there is no such range. Times are ns near 2^61: split into
 # seconds and ns so that awk's doubles stay exact.
 queued() {
-    awk -F'\t' -v want="$1" -v k="${2:-1}" '
-        function t(x,   hi) {
-            hi = substr(x, 1, length(x) - 9)
-            if (base == "") base = hi
-            return (hi - base) * 1e9 + substr(x, length(x) - 8)
-        }
-        # format 2 puts DEVICE after END (the header is "streamtrace 2")
-        FNR == 1 { d = ($0 ~ /^streamtrace[ \t]+[2-9]/) }
+    awk -F'\t' -v want="$1" -v k="${2:-1}" "$TRACE_AWK"'
         $1 == "nvtx" && $5 == want { rs[++nr] = t($2); re[nr] = t($3); rth[nr] = $4 }
         $1 == "api" { as[$5] = t($2); ae[$5] = t($3); ath[$5] = $4; an[$5] = $6 }
         $1 == "kernel" { g[++ng] = "K"; gs[ng] = t($2); ge[ng] = t($3); gst[ng] = $(4 + d); gc[ng] = $(7 + d) }

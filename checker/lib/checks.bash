@@ -296,6 +296,21 @@ tq() {
     "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err"
 }
 
+# TRACE_AWK: the start of an awk program that reads a trace's records itself
+# (where streamtrace query has no question for it): t(x) is a time of the
+# file (ns near 2^61) as ns from the first time it was given, split so that
+# awk's doubles stay exact; d is 1 in a format 2 file, whose copy, kernel,
+# memset, sync and event records have DEVICE after END (header "streamtrace
+# 2", one field), else 0.
+TRACE_AWK='
+    function t(x,   hi) {
+        hi = substr(x, 1, length(x) - 9)
+        if (base == "") base = hi
+        return (hi - base) * 1e9 + substr(x, length(x) - 8)
+    }
+    FNR == 1 { d = ($0 ~ /^streamtrace[ \t]+[2-9]/) }
+'
+
 # events_around NAME SEL K: the Kth record of SEL in run NAME, with the CUDA
 # events recorded on its stream right before and right after it (streamtrace
 # query ... events): "FROM TO WINDOW INSIDE" in ms, INSIDE the number of GPU
