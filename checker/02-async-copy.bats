@@ -99,9 +99,38 @@ your_run() {
         "a CUDA error names the file:line and the call; a wrong result is the next check"
 }
 
-@test "every element of the result is right" {
-    check_verified main "RESULT: verified all $(elements) elements" '^RESULT' \
+# results_right RUN: RUN verified every element, with the right digest.
+results_right() {
+    check_verified "$1" "RESULT: verified all $(elements) elements" '^RESULT' \
         "got 3452816845 (0xcdcdcdcd, the poison): h_out was read before the D2H copy had landed -- wait for the stream (TODO 5) before verify() reads it"
+}
+
+# wait_tested RUN: did RUN put the wait to the test? A program that reads
+# h_out right after "cpu_work", before it waits, still gets the right
+# numbers when the D2H copy had landed by then. The CPU work is sized from a
+# rehearsal of the GPU work, to half of it; another program on the GPU can
+# stretch the rehearsal, and then the CPU work outlasts the measured GPU
+# work. The run tested the wait if its D2H copy began at least 0.1 ms after
+# "cpu_work" ended: h_out then still held the poison when the CPU work was
+# done. Else say what happened, in a few words, and return 1. (A run without
+# those records is judged by the other checks.)
+wait_tested() {
+    local from c1 d0
+    from=$(tq "$1" list nvtx:issue | awk -F'\t' 'NR == 1 { print $1 }')
+    c1=$(tq "$1" list nvtx:cpu_work | awk -F'\t' 'NR == 1 { print $2 }')
+    [ -n "$from" ] && [ -n "$c1" ] || return 0
+    d0=$(tq "$1" list d2h | awk -F'\t' -v from="$from" '$1 >= from { print $1; exit }')
+    [ -n "$d0" ] || return 0
+    is_true 'd >= c + 0.1' d="$d0" c="$c1" && return 0
+    echo "its D2H copy began at $(fmt "$d0") ms, before the CPU work ended at $(fmt "$c1") ms"
+    return 1
+}
+
+# The verdict must not rest on a race the program won: a run whose D2H copy
+# was under way before the CPU work ended cannot show a read before the wait,
+# so the program is run again (second_look), at most twice, to look again.
+@test "every element of the result is right" {
+    second_look main wait_tested results_right
 }
 
 @test "it reports the issue, CPU work, wait, GPU and wall times" {

@@ -147,7 +147,8 @@ rerun_lab() {
 # its stages). Another program on the same GPU can slow one of the two, and
 # no structure of the trace can tell. Those checks, and only those, may look
 # at up to RERUNS_MAX more runs of the program and pass on the best, as
-# benchmarks take the best of 3. A check of correctness is never re-run.
+# benchmarks take the best of 3. A check of correctness is never re-run to
+# pass (second_look, below, re-runs one only to look again).
 RERUNS_MAX=2
 
 # note TEXT: a line under a check that passed (run-checks shows it).
@@ -173,6 +174,35 @@ second_chance() {
     echo "$out"
     echo "note:     the program was run $((i + 1)) times in all (a GPU shared with other programs can slow one run), and no run passed${seen}"
     return 1
+}
+
+# second_look RUN TESTED CHECK...: a check of correctness whose run may not
+# have put to the test the mistake it looks for: a program that reads its
+# results before it waits for the GPU gets them right when the GPU happened
+# to be done first, as it can be on a GPU that other programs share.
+# CHECK RUN must pass; then, if TESTED RUN says that the run could not have
+# shown the mistake (it returns non-zero and prints why, in a few words), the
+# program is run again (rerun_lab), up to RERUNS_MAX times, and CHECK must
+# pass on each new run too, until one run did put it to the test. The
+# opposite of second_chance: a re-run can fail the check, never pass one
+# that failed. A failure names the re-run that showed it; when no run put it
+# to the test, the check passes and says so under it.
+second_look() {
+    local run=$1 tested=$2 i out why runs=1
+    shift 2
+    "$@" "$run" || return 1
+    why=$("$tested" "$run") && return 0
+    for i in $(seq 1 "$RERUNS_MAX"); do
+        rerun_lab "$run" "$run.look$i" || break
+        runs=$((runs + 1))
+        if ! out=$("$@" "$run.look$i" 2>&1); then
+            echo "$out"
+            echo "note:     re-run $i of $RERUNS_MAX showed it; the run before it could not: $why"
+            return 1
+        fi
+        why=$("$tested" "$run.look$i") && return 0
+    done
+    note "not put to the test in $runs runs: $why (another program on the GPU?)"
 }
 
 # Say what happened to a run in a few words: "exited 0", "crashed (SIGSEGV)"...

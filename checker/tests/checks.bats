@@ -93,6 +93,51 @@ fast_enough() {
     [ "$(cat "$LAB_DIR/count")" = 3 ]
 }
 
+# tested_speed RUN: the run put the check to the test when its speed is
+# above 15 (for second_look); else say so
+tested_speed() {
+    local v
+    v=$(figure "$1" speed)
+    is_true 'v > 15' v="${v:-0}" || { echo "speed $v"; return 1; }
+}
+
+@test "second_look stops at the first run that puts the check to the test" {
+    printf '20\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    local out
+    out=$(second_look main tested_speed fast_enough 3>&1)
+    echo "$out"
+    [ -z "$out" ]
+    [ "$(cat "$LAB_DIR/count")" = 1 ]
+}
+
+@test "second_look fails on a re-run that fails, and says the first run could not show it" {
+    printf '12\n5\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    run -1 second_look main tested_speed fast_enough
+    echo "$output"
+    [[ $output == *"seen:     speed = 5"* ]]
+    [[ $output == *"re-run 1 of 2 showed it; the run before it could not: speed 12"* ]]
+    [ "$(cat "$LAB_DIR/count")" = 2 ]
+}
+
+@test "second_look never passes a first run that fails" {
+    printf '5\n20\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    run -1 second_look main tested_speed fast_enough
+    [ "$(cat "$LAB_DIR/count")" = 1 ]
+}
+
+@test "second_look passes, and says so, when no run puts the check to the test" {
+    printf '12\n13\n11\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    local out
+    out=$(second_look main tested_speed fast_enough 3>&1)
+    echo "$out"
+    [[ $out == "@note: not put to the test in 3 runs: speed 11 (another program on the GPU?)" ]]
+    [ "$(cat "$LAB_DIR/count")" = 3 ]
+}
+
 @test "same_gpu_time allows 0.5% + 0.1 ms and no more" {
     same_gpu_time 10.14 10
     same_gpu_time 9.86 10

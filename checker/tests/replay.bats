@@ -398,6 +398,56 @@ one_engine() {
     mutants_fail_named $runs
 }
 
+# lucky_02 DIR [AGAIN]: in DIR, a run of lab 02 that read h_out before its
+# wait and got it right because the GPU was done first, as when another
+# program stretched the rehearsal the CPU work is sized from (seen once on
+# an H100 with 8 programs at once): the recorded solution's output, its
+# trace with "cpu_work" (and "wait" after it) lasting until 1 ms after the
+# D2H copy ended. AGAIN: the recorded mutant read-before-sync is the second
+# call's run (r.2.*), as a re-run would have gone.
+lucky_02() {
+    local d=$1 r="$KIT_ROOT/checker/tests/replays/02-async-copy"
+    mkdir -p "$d"
+    cp "$r/solution/seed" "$r/solution/r.out" "$r/solution/r.err" "$r/solution/r.rc" "$d/"
+    python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split('\n')
+d2h_end = max(int(l.split('\t')[2]) for l in lines if l.startswith('copy\t') and '\tD2H\t' in l)
+out = []
+for l in lines:
+    f = l.split('\t')
+    if f[0] == 'nvtx' and f[-1] == 'cpu_work':
+        f[2] = str(d2h_end + 1000000)
+    elif f[0] == 'nvtx' and f[-1] == 'wait':
+        f[1], f[2] = str(d2h_end + 1040000), str(d2h_end + 1100000)
+    out.append('\t'.join(f))
+open(sys.argv[2], 'w').write('\n'.join(out))
+PY
+    if [ -n "${2:-}" ]; then
+        local f
+        for f in out err rc trace; do cp "$r/mut-read-before-sync/r.$f" "$d/r.2.$f"; done
+    fi
+}
+
+@test "lab 02: a run that read its results before the wait and got them right by chance is run again" {
+    local v=02-async-copy/lucky check="every element of the result is right"
+    lucky_02 "$BATS_TEST_TMPDIR/lucky" again
+    REPLAY_DIR="$BATS_TEST_TMPDIR/lucky" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    tap_failed "$(tap_of "$v")" "$check"
+    grep -q 're-run 1 of 2 showed it; the run before it could not: its D2H copy began at' "$BATS_TEST_TMPDIR/$v.log"
+    grep -q 'got 3452816845' "$BATS_TEST_TMPDIR/$v.log"
+}
+
+@test "lab 02: when no run puts the wait to the test, the check passes and says so" {
+    local v=02-async-copy/lucky check="every element of the result is right"
+    lucky_02 "$BATS_TEST_TMPDIR/lucky"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/lucky" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    grep -qx "ok 1 $check" "$(tap_of "$v")"
+    grep -q 'not put to the test in 3 runs: its D2H copy began at' "$BATS_TEST_TMPDIR/$v.log"
+}
+
 # make test-shared keeps every run (KEEP_RUNS) in a folder made on the way.
 # Lab 03's check once wrote into it before it existed: its awk died with the
 # verdict unwritten, and the unit mutant passed (seen on an H100).
