@@ -2,6 +2,7 @@
  * scramble.h -- the work the labs give the GPU, and how the CPU checks it.
  *
  *   lab_fill(h_in, n, seed, 0);               the input: one hash per element
+ *   lab_fill_at(h, len, seed, 0, first);      elements first.. of the same input
  *   scramble_kernel<<<b, t, 0, s>>>(d_out, d_in, n, steps);
  *   m = scramble_check(h_out, h_in, n, steps, &digest);   compare, digest
  *   scramble_bins(bins, h_in, n, steps);      lab 07: the results by top byte
@@ -46,14 +47,22 @@ static inline uint32_t lab_input(uint32_t seed, uint32_t salt, size_t i)
     return lab_hash32((uint32_t)i + lab_hash32(seed ^ lab_hash32(salt + 1)));
 }
 
-/* Fill h[0..n) with elements 0..n-1 of input `salt` for `seed`. */
-static inline void lab_fill(uint32_t *h, size_t n, uint32_t seed, uint32_t salt)
+/* Fill h[0..n) with elements first..first+n-1 of input `salt` for `seed`
+ * (lab 09 gives each GPU its own part of one input). */
+static inline void lab_fill_at(uint32_t *h, size_t n, uint32_t seed, uint32_t salt,
+                               size_t first)
 {
     uint32_t base = lab_hash32(seed ^ lab_hash32(salt + 1));
     size_t i;
 
     for (i = 0; i < n; i++)
-        h[i] = lab_hash32((uint32_t)i + base);
+        h[i] = lab_hash32((uint32_t)(first + i) + base);
+}
+
+/* Fill h[0..n) with elements 0..n-1 of input `salt` for `seed`. */
+static inline void lab_fill(uint32_t *h, size_t n, uint32_t seed, uint32_t salt)
+{
+    lab_fill_at(h, n, seed, salt, 0);
 }
 
 /*

@@ -5,8 +5,9 @@
 # One <testsuite> per lab, one <testcase> per check: a failed check carries
 # its diagnostics (expected / seen / hint) in <failure>, a skipped one its
 # reason in <skipped>. A check skipped for want of a GPU (its reason starts
-# with "no CUDA device") is "not graded", and so is the report when there is
-# one: the suite's name and a property say "not graded: N checks need a GPU".
+# with "no CUDA device", or "needs 2 GPUs" on a machine with one) is "not
+# graded", and so is the report when there is one: the suite's name and a
+# property say "not graded: N checks need a GPU" (or "... need 2 GPUs").
 # Written here rather than by bats' junit formatter, which Debian's bats
 # 1.8.2 leaves empty when it also writes TAP.
 
@@ -23,7 +24,7 @@ function close_case() {
     open = 0; diag = ""; first = ""
 }
 
-BEGIN { n = 0; nf = 0; ns = 0; gpu_skips = 0 }
+BEGIN { n = 0; nf = 0; ns = 0; gpu_skips = 0; more = 0; most = 0 }
 /^(ok|not ok) [0-9]+ / {
     close_case()
     ok = ($1 == "ok")
@@ -35,6 +36,11 @@ BEGIN { n = 0; nf = 0; ns = 0; gpu_skips = 0 }
         if (reason ~ /^no CUDA device/) {
             reason = "not graded, this check needs a GPU: " reason
             gpu_skips++
+        } else if (reason ~ /^needs [0-9]+ GPUs/) {
+            split(reason, w, " ")
+            if (w[2] + 0 > most) most = w[2] + 0
+            reason = "not graded, this check " reason
+            gpu_skips++; more++
         }
         body[n] = sprintf("    <testcase classname=\"%s\" name=\"%s\">\n      <skipped message=\"%s\"/>\n    </testcase>\n",
                           xml(suite), xml(name), xml(reason))
@@ -58,7 +64,9 @@ BEGIN { n = 0; nf = 0; ns = 0; gpu_skips = 0 }
 { if (open) diag = diag $0 "\n" }
 END {
     close_case()
-    ng = gpu_skips == 1 ? "1 check needs a GPU" : gpu_skips " checks need a GPU"
+    what = more > 0 && more == gpu_skips ? most " GPUs" : "a GPU"
+    ng = gpu_skips == 1 ? "1 check needs " what : gpu_skips " checks need " what
+    if (more > 0 && more < gpu_skips) ng = ng ", " more " of them " most " GPUs"
     title = suite
     if (gpu_skips > 0) title = suite " (not graded: " ng ")"
     print "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"

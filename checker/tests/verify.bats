@@ -82,7 +82,7 @@ def table_of(src):
         for i, name in enumerate(n.strip() for n in m.group(1).split(',')):
             consts[name] = i
     for m in re.finditer(r'#define\s+(\w+)\s+(\d+)\b', src):
-        consts.setdefault(m.group(1), int(m.group(2)))
+        consts[m.group(1)] = int(m.group(2))       # the file's own #define
     def value(x):
         x = x.strip()
         x = re.sub(r'(\d+)U?L*L?\b', r'\1', x)

@@ -30,7 +30,7 @@
 #include "digest.h"
 #include "scramble.h"
 
-#define MAX_OPTS 8
+#define MAX_OPTS 10
 #define BLOCK    65536              /* elements made and digested at a time */
 
 /* ---------------------------------------------------------------- results */
@@ -265,6 +265,45 @@ static void pytorch(const unsigned long long *v)
     }
 }
 
+/* 09-multi-gpu: --part, --size-mib, --chunks, --streams, --steps, --reps,
+ * --peer-mib, --seed. Part 1: K steps of input 0, size-mib MiB, whichever
+ * GPU computed which slice, sequential and pipelined. Part 2: 2^22 numbers
+ * of input 1 through the producer's 16384 steps and the consumer's 16. Part
+ * 3: each GPU's halo holds the other's numbers, peer-mib MiB each as sent:
+ * GPU 0's (input 3), then GPU 1's (input 2); staged and direct alike. */
+static void multi_gpu(const unsigned long long *v)
+{
+    const size_t mib = 1048576 / sizeof(uint32_t), pn = v[6] * mib;
+    uint32_t seed = (uint32_t)v[7], *buf;
+    struct lab_digest d;
+    uint64_t halos;
+    uint32_t salt;
+    size_t b, len;
+
+    if (v[0] == 0 || v[0] == 1) {
+        uint64_t all = scramble_digest(v[1] * mib, (uint32_t)v[4], seed, 0, NULL, 1);
+
+        lab_digest_print("sequential", all);
+        lab_digest_print("pipelined", all);
+    }
+    if (v[0] == 0 || v[0] == 2)
+        lab_digest_print("event", scramble_digest(1u << 22, 16384 + 16, seed, 1, NULL, 1));
+    if (v[0] == 0 || v[0] == 3) {
+        buf = (uint32_t *)xmalloc(BLOCK * sizeof *buf);
+        lab_digest_init(&d);
+        for (salt = 3; salt >= 2; salt--)
+            for (b = 0; b < pn; b += len) {
+                len = pn - b < BLOCK ? pn - b : BLOCK;
+                lab_fill_at(buf, len, seed, salt, b);
+                lab_digest_add(&d, buf, len * sizeof *buf);
+            }
+        halos = lab_digest_value(&d);
+        free(buf);
+        lab_digest_print("staged", halos);
+        lab_digest_print("direct", halos);
+    }
+}
+
 /* ---------------------------------------------------------------- the table */
 
 /* An option as the lab program takes it: name, default, range (or words). */
@@ -314,6 +353,12 @@ static const struct lab lab_table[] = {
       { { "--part", 0, 1, 3, NULL }, { "--size-mib", 256, 1, 2048, NULL },
         { "--batches", 4, 2, 16, NULL }, { "--batch-mib", 64, 1, 512, NULL },
         { "--steps", 32, 1, 4096, NULL }, SEED }, pytorch },
+    { "09-multi-gpu", "usage: digests 09-multi-gpu [--part N] [--size-mib N] [--chunks C]"
+                      " [--streams S] [--steps K] [--reps R] [--peer-mib N] [--seed S]\n",
+      { { "--part", 0, 1, 3, NULL }, { "--size-mib", 256, 1, 4096, NULL },
+        { "--chunks", 8, 1, 256, NULL }, { "--streams", 4, 1, 16, NULL },
+        { "--steps", 768, 1, 1ULL << 20, NULL }, { "--reps", 3, 1, 20, NULL },
+        { "--peer-mib", 64, 1, 1024, NULL }, SEED }, multi_gpu },
 };
 
 /* The lab whose id is `arg` or starts with `arg` and a dash (01). */
@@ -331,7 +376,7 @@ static const struct lab *find_lab(const char *arg)
 static const char usage_text[] =
     "usage: digests LAB [OPTIONS...]   the digest lines of LAB's right results\n"
     "       digests --options LAB      LAB's options: NAME DEFAULT LO HI (or WORDS)\n"
-    "LAB: 01-sync-copy ... 08-pytorch, or its number; OPTIONS: as the lab program's.\n";
+    "LAB: 01-sync-copy ... 09-multi-gpu, or its number; OPTIONS: as the lab program's.\n";
 
 int main(int argc, char **argv)
 {

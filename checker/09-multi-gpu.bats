@@ -1,0 +1,456 @@
+#!/usr/bin/env bats
+# 09-multi-gpu.bats -- the checks of lab 09 (several GPUs).
+# Run from the lab folder with `make check`, or `make check LAB=09` at the top.
+# The program runs once under the trace tool, all three parts, each in an
+# NVTX range: "part1_split" (the pipeline split over the GPUs, R times the
+# ranges "sequential" and "pipelined"), "part2_event" (a producer on GPU 0, a
+# consumer on GPU 1 ordered after it by an event) and "part3_peer" (GPUs 0
+# and 1 swap data, in the ranges "staged", peer access off, and "direct",
+# peer access on). Every record of the trace names its GPU.
+#
+# What needs two GPUs (which GPU did what, the GPUs at the same time, how a
+# copy between GPUs went) is skipped on a machine with one, "needs 2 GPUs":
+# not graded, never a pass or a fail. The program still runs there, both
+# sides of every part on GPU 0, and every other check is made.
+
+bats_require_minimum_version 1.5.0
+LAB_ID=09-multi-gpu
+PROG=multi_gpu
+load lib/checks
+
+LASTPIPE=(--window 'nvtx:pipelined#last')
+EVENT=(--window nvtx:part2_event)
+EVENT_GPU=(--window nvtx:part2_event+gpu)   # what a failed check of part 2 draws
+STAGED=(--window nvtx:staged)
+DIRECT=(--window nvtx:direct)
+
+# How far above the stage bound the split pipeline may be, as lab 05's
+# BOUND_FACTOR (05-overlap.bats says why 1.5): a correct pipeline takes about
+# the bound, one that serializes its chunks or its GPUs twice it and more.
+# The pipeline and its stages are measured at different moments, so this
+# check may look at up to 2 more runs (second_chance), as lab 05's does.
+BOUND_FACTOR=1.5
+
+setup_file() {
+    build_lab
+    run_lab main --trace
+    run_lab badopt -- --frobnicate
+    run_lab badpart -- --part 4
+    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+}
+
+# gpus RUN: the GPUs the run used (its figure "gpus"), a whole number
+gpus() { local v; v=$(figure "${1:-main}" gpus); echo "${v%%.*}"; }
+
+# need_gpus N [RUN]: skip, not graded, where the run had fewer than N GPUs
+# ("needs N GPUs" is what run-checks and the grader count as not graded).
+need_gpus() {
+    local have
+    have=$(gpus "${2:-main}")
+    [ "${have:-0}" -ge "$1" ] || skip "needs $1 GPUs: this machine has ${have:-no figure gpus, so 1}"
+}
+
+# slices_on RUN DEVICE: how many slices part 1 put on GPU DEVICE (slice s
+# goes to GPU s % gpus).
+slices_on() {
+    awk -v n="$(figure "$1" slices)" -v g="$(gpus "$1")" -v d="$2" \
+        'BEGIN { for (s = 0; s < n + 0; s++) if (g > 0 && s % g == d) k++; print k + 0 }'
+}
+
+# ------------------------------------------------------------ part 1 helpers
+
+# split_reps RUN RANGE: for each NVTX range RANGE ("sequential", "pipelined")
+# of RUN, one line per GPU that did work in it:
+#   REP DEVICE H2D_MS KERNEL_MS D2H_MS KERNELS SPAN_MS
+# the stage totals and kernels of that GPU, and the span of the whole rep
+# (every GPU, first start to last end). GPU work belongs to the range it
+# started in. Kept in $RUNS: the checks and Your run ask again.
+split_reps() {
+    local keep="$RUNS/$1.split-$2"
+    [ -s "$keep" ] || split_reps_of "$1" "$2" >"$keep"
+    cat "$keep"
+}
+split_reps_of() {
+    { tq "$1" list "nvtx:$2" | sed 's/^/R\t/'; tq "$1" list gpu | sed 's/^/G\t/'; } |
+    awk -F'\t' '
+        $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
+        {
+            for (i = 1; i <= n; i++)
+                if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
+            if (i > n) next
+            k = i SUBSEP $10; dev[k] = 1
+            if ($5 == "copy" && $7 == "H2D") h[k] += $4
+            if ($5 == "copy" && $7 == "D2H") d[k] += $4
+            if ($5 == "kernel") { kt[k] += $4; nk[k]++ }
+            if (!(i in lo) || $2 + 0 < lo[i]) lo[i] = $2 + 0
+            if (!(i in hi) || $3 + 0 > hi[i]) hi[i] = $3 + 0
+        }
+        END {
+            for (k in dev) {
+                split(k, p, SUBSEP)
+                printf "%d %s %.6f %.6f %.6f %d %.6f\n", p[1], p[2], h[k], kt[k], d[k], nk[k],
+                    hi[p[1]] - lo[p[1]]
+            }
+        }' | sort -n -k1,1 -k2,2
+}
+
+# split_bound RUN: "FRACTION BOUND_MS PIPE_MS REPS". Each pipelined rep is set
+# against the sequential rep just before it (the program alternates them).
+# Each GPU d has its stage totals H, K, D (sequential) and C chunks (the
+# kernels it ran in the pipelined rep): its pipeline cannot beat its slowest
+# stage run whole plus the first chunk's earlier stages and the last chunk's
+# later ones, max(H + k + d, h + K + d, h + k + D) with h = H / C..., or with
+# one copy engine max(H + D, h + K + d) (as lab 05). The GPUs work at once,
+# so the rep's bound is the largest GPU's; FRACTION = bound / the pipelined
+# rep's span, the median over the reps.
+split_bound() {
+    { tq "$1" devices | awk '{ print "E", $1, $2 }'
+      split_reps "$1" sequential | sed 's/^/S /'
+      split_reps "$1" pipelined | sed 's/^/P /'; } |
+    awk '
+        function max(a, b) { return a > b ? a : b }
+        $1 == "E" { ce[$2] = $3; next }
+        $1 == "S" { H[$2, $3] = $4; K[$2, $3] = $5; D[$2, $3] = $6; seq[$2, $3] = 1; next }
+        $1 == "P" { C[$2, $3] = $7; span[$2] = $8; used[$2, $3] = 1; if ($2 > np) np = $2 }
+        END {
+            for (i = 1; i <= np; i++) {
+                b = 0; ok = 0
+                for (x in used) {
+                    split(x, q, SUBSEP)
+                    if (q[1] != i || !((i, q[2]) in seq) || C[i, q[2]] < 1) continue
+                    g = q[2]; c = C[i, g]
+                    h = H[i, g] / c; k = K[i, g] / c; d = D[i, g] / c
+                    if ((g in ce ? ce[g] : 1) >= 2)
+                        bg = max(max(H[i, g] + k + d, h + K[i, g] + d), h + k + D[i, g])
+                    else
+                        bg = max(H[i, g] + D[i, g], h + K[i, g] + d)
+                    b = max(b, bg); ok = 1
+                }
+                if (!ok || span[i] <= 0) continue
+                n++; f[n] = b / span[i]; fb[n] = b; fp[n] = span[i]
+            }
+            if (n == 0) exit
+            for (i = 2; i <= n; i++)        # insertion sort by fraction
+                for (j = i; j > 1 && f[j] < f[j - 1]; j--) {
+                    t = f[j]; f[j] = f[j - 1]; f[j - 1] = t
+                    t = fb[j]; fb[j] = fb[j - 1]; fb[j - 1] = t
+                    t = fp[j]; fp[j] = fp[j - 1]; fp[j - 1] = t
+                }
+            m = int((n + 1) / 2)            # the median; the lower one of two
+            printf "%.4f %.6f %.6f %d\n", f[m], fb[m], fp[m], n
+        }'
+}
+
+# queued_before_wait RUN [WINDOW...]: "ok" when, in WINDOW, every call that
+# queued work (cudaMemcpyAsync, a kernel launch) began before the first call
+# that waited (a ...Synchronize, or a cudaMemcpy, which waits); else what
+# came first, in words.
+queued_before_wait() {
+    local run=$1
+    shift
+    tq "$run" list api "$@" | awk -F'\t' '
+        $6 ~ /^cuda(MemcpyAsync|LaunchKernel)/ { last = $1 + 0; lastname = $6; nq++ }
+        $6 ~ /Synchronize$|^cudaMemcpy$/ && wait == "" { wait = $1 + 0; waitname = $6 }
+        END {
+            if (nq == 0) { print "no copy or kernel queued"; exit }
+            if (wait != "" && wait < last) {
+                printf "%s at %.3f ms, before the last %s at %.3f ms\n", waitname, wait, lastname, last
+                exit
+            }
+            print "ok"
+        }'
+}
+
+# gpu_spans RUN [WINDOW...]: one line per GPU that worked in WINDOW:
+# "DEVICE FIRST_START LAST_END" (ms)
+gpu_spans() {
+    local run=$1
+    shift
+    tq "$run" list gpu "$@" | awk -F'\t' '
+        !($9 in lo) || $1 + 0 < lo[$9] { lo[$9] = $1 + 0 }
+        !($9 in hi) || $2 + 0 > hi[$9] { hi[$9] = $2 + 0 }
+        END { for (d in lo) printf "%s %.6f %.6f\n", d, lo[d], hi[d] }' | sort -n
+}
+
+# ------------------------------------------------------------ part 3 helpers
+
+# copies RUN RANGE: the exchange's two copies in the NVTX range RANGE
+# ("staged", "direct"), GPU 0's first, one line each:
+#   K START END DUR BYTES DEVICE STREAM SEL
+# SEL is p2p on two GPUs, d2d on one (both sides on GPU 0); K the record's
+# number among all records of SEL in the trace (what check_event_time
+# takes). GPU 0's copy: on two GPUs the one from GPU 0 (a peer copy's
+# DEVICE is its source); on one GPU the one on the stream made first.
+copies() {
+    local sel=p2p r0 r1
+    [ "$(gpus "$1")" -ge 2 ] 2>/dev/null || sel=d2d
+    read -r r0 r1 < <(tq "$1" list "nvtx:$2" | awk -F'\t' 'NR == 1 { print $1, $2 }')
+    [ -n "$r0" ] || return 0
+    tq "$1" list "$sel" | awk -F'\t' -v a="$r0" -v b="$r1" -v sel="$sel" '
+        $1 + 0 >= a && $1 + 0 <= b { printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", NR, $1, $2, $3, $7, $9, $5, sel }' |
+        sort -t "$(printf '\t')" -k6,6n -k7,7n | head -n 2
+}
+
+# how_copied RUN RANGE: the exchange's copies in RANGE as the trace says they
+# went, in words: "2 staged through host memory", "1 direct, 1 staged..."
+how_copied() {
+    local d h
+    d=$(tq "$1" count p2p:direct --window "nvtx:$2")
+    h=$(tq "$1" count p2p:host --window "nvtx:$2")
+    echo "${d:-0} straight from GPU to GPU, ${h:-0} staged through host memory"
+}
+
+# Your run (run-checks prints it after the checks; never graded): the answers
+# to the README's "Predict, then measure", from this run's trace.
+your_run() {
+    your_run_ok main || return 0
+    local frac staged direct
+    frac=$(split_bound main | awk '{ print $1 }')
+    your_fig bound_pct "$(awk -v f="$frac" 'BEGIN { if (f != "") print 100 * f }')" % \
+        "part 1: the largest GPU's stage bound / the split pipeline's time (100: at the bound)"
+    if [ "$(gpus main)" -ge 2 ] 2>/dev/null; then
+        staged=$(copies main staged | head -n 1) direct=$(copies main direct | head -n 1)
+    fi
+    your_fig staged_vs_direct "$(ratio "$(cut -f 4 <<<"${staged:-}")" "$(cut -f 4 <<<"${direct:-}")")" x \
+        "part 3: GPU 0 -> 1, the copy's time with peer access off / on (two GPUs)"
+    your_fig direct_gbps "$(awk -v b="$(cut -f 5 <<<"${direct:-}")" -v t="$(cut -f 4 <<<"${direct:-}")" \
+        'BEGIN { if (b != "" && t + 0 > 0) printf "%.4g\n", b / (t * 1e6) }')" GB/s \
+        "part 3: GPU 0 -> 1 with peer access on, bytes / the traced copy's time (two GPUs)"
+}
+
+# ------------------------------------------------------------ the checks
+
+@test "the program builds without warnings" {
+    check_builds
+}
+
+@test "it runs to the end and exits 0" {
+    check_exits_ok main \
+        "a CUDA error names the file:line and the call: a kernel launched into a stream of another GPU fails (a stream belongs to the GPU current when it was made), and a kernel cannot read another GPU's memory while peer access is off"
+}
+
+@test "every element of the result is right" {
+    check_verified main "RESULT: verified every result of the parts that were run" WRONG \
+        "part 1: every slice in, through the kernel and back (TODO 2); part 2: the consumer must not start before the producer is done (TODO 3); part 3: each side's numbers into the other's halo (TODO 4)"
+}
+
+# ------------------------------------------------------------ part 1
+
+@test "each slice's chunks ran on streams of their own, on the slice's GPU" {
+    need_run main
+    need_trace main
+    draw_on_fail main "${LASTPIPE[@]}"
+    local g n bad="" want per_stream streams chunks kinds
+    chunks=$(need_figure main chunks) || return 1
+    streams=$(need_figure main streams) || return 1
+    chunks=${chunks%%.*} streams=${streams%%.*}
+    per_stream=$((streams < chunks ? streams : chunks))
+    kinds=$(tq main streams gpu "${LASTPIPE[@]}" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+    [ "$kinds" = "created " ] || { say_fail \
+        "every copy and kernel of the pipeline on a stream the program created" \
+        "streams of kinds: $kinds" \
+        "$(ran_elsewhere main created "${LASTPIPE[@]}"): issue_slice() puts chunk c in the slice's stream c % S"
+        return 1; }
+    for ((g = 0; g < $(gpus main); g++)); do
+        want=$(( $(slices_on main "$g") * chunks ))
+        n=$(tq main count kernel --device "$g" "${LASTPIPE[@]}")
+        [ "$n" = "$want" ] || bad+="${bad:+; }GPU $g ran $n kernels, not $want"
+        n=$(tq main streams kernel --device "$g" "${LASTPIPE[@]}" | wc -l)
+        want=$(( $(slices_on main "$g") * per_stream ))
+        [ "$n" = "$want" ] || bad+="${bad:+; }GPU $g's kernels ran on $n streams, not $want"
+    done
+    [ -z "$bad" ] || say_fail \
+        "slice s's $chunks chunks on GPU s % $(gpus main), over $per_stream streams of that GPU" \
+        "$bad" \
+        "a stream belongs to the GPU current when it is made: make the slice's GPU current first (TODO 1), and again before its work is queued (TODO 2)"
+}
+
+@test "the host queued every GPU's work before it waited for any" {
+    need_run main
+    need_trace main
+    draw_on_fail main "${LASTPIPE[@]}"
+    local seen
+    seen=$(queued_before_wait main "${LASTPIPE[@]}")
+    [ "$seen" = ok ] || say_fail \
+        "in the pipelined run, every chunk of every slice queued before the first wait" \
+        "$seen" \
+        "one host thread drives every GPU: a wait before the next GPU's work is queued leaves that GPU idle until then. Queue every slice, then wait (TODO 2)"
+}
+
+# Two GPUs, each running its own slice: their work must overlap in time. On
+# a node whose GPUs other programs share, one GPU's work can be held back
+# while the other's runs, which no structure of the trace can tell from a
+# program that waits for one GPU before it queues the next (the check above
+# proves the program did not): this check may look at up to 2 more runs.
+gpus_at_once() {
+    local run=$1 spans
+    draw_on_fail "$run" "${LASTPIPE[@]}"
+    spans=$(gpu_spans "$run" "${LASTPIPE[@]}")
+    awk -v g="$(gpus "$run")" '{ n++; s = $2 + 0; e = $3 + 0
+            if (n == 1 || s > lo) lo = s
+            if (n == 1 || e < hi) hi = e }
+        END { exit !(n >= g && n >= 2 && hi > lo) }' <<<"$spans" && return 0
+    say_fail "every GPU working on its slice while the others work on theirs (the last pipelined run)" \
+        "$(awk '{ printf "%sGPU %s %.3f-%.3f ms", (NR > 1 ? ", " : ""), $1, $2, $3 }' <<<"$spans")" \
+        "queue every GPU's work before waiting for any (TODO 2); each slice on its own GPU (TODO 1)"
+}
+
+@test "the GPUs worked at the same time" {
+    need_run main
+    need_trace main
+    need_gpus 2
+    second_chance main gpus_at_once
+}
+
+near_bound() {
+    local run=$1 frac b pipe reps
+    draw_on_fail "$run" "${LASTPIPE[@]}"
+    read -r frac b pipe reps <<<"$(split_bound "$run")"
+    [ -n "$reps" ] || { say_fail "NVTX ranges \"sequential\" and \"pipelined\" with GPU work in them" \
+        "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:pipelined) pipelined" \
+        "keep run_sequential() and run_pipelined() as given, TODO 2 inside the range"; return 1; }
+    is_true 'f * x >= 1' f="$frac" x="$BOUND_FACTOR" && return 0
+    say_fail \
+        "the split pipeline within ${BOUND_FACTOR}x of what the stages of its busiest GPU allow (median of $reps runs)" \
+        "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(awk -v f="$frac" 'BEGIN { print 1 / f }')")x the bound" \
+        "something serializes the chunks or the GPUs: a wait inside the issue loop, or a slice's chunks on one stream"
+}
+
+@test "the split pipeline comes close to what each GPU's stages allow" {
+    need_run main
+    need_trace main
+    second_chance main near_bound
+}
+
+# ------------------------------------------------------------ part 2
+
+@test "the consumer started only after the producer had ended" {
+    need_run main
+    need_trace main
+    draw_on_fail main "${EVENT_GPU[@]}"
+    local n order
+    for n in produce_kernel consume_kernel; do
+        [ "$(tq main count "kernel:$n" "${EVENT[@]}")" = 1 ] || { say_fail \
+            "one $n in the range \"part2_event\"" "$(tq main count "kernel:$n" "${EVENT[@]}")" \
+            "keep part_event()'s two launches as given"; return 1; }
+    done
+    order=$(tq main order kernel:produce_kernel kernel:consume_kernel "${EVENT[@]}")
+    [ "$order" = before ] || say_fail \
+        "consume_kernel (and the copy before it in s_cons) starting after produce_kernel ended" \
+        "they overlapped: $(tq main list kernel "${EVENT_GPU[@]}" | awk -F'\t' '{ printf "%s%s %.3f-%.3f ms on GPU %s", (NR > 1 ? ", " : ""), $6, $1, $2, $9 }')" \
+        "an event records the work queued in its stream before cudaEventRecord: record \`made\` after the producer's launch, then let s_cons wait for it (TODO 3)"
+}
+
+@test "the consumer waited through the event alone, the host never waited" {
+    need_run main
+    need_trace main
+    draw_on_fail main "${EVENT_GPU[@]}"
+    local seen
+    seen=$(tq main list api "${EVENT[@]}" | awk -F'\t' '
+        $6 == "cudaLaunchKernel" { launches++; next }
+        launches == 1 && $6 == "cudaStreamWaitEvent" { waits++ }
+        launches == 1 && $6 ~ /Synchronize$|^cudaMemcpy$|Query$/ { host = host (host == "" ? "" : ", ") $6 }
+        END {
+            if (launches < 2) print "fewer than 2 kernel launches"
+            else if (host != "") print "the host waited in between: " host
+            else if (!waits) print "no cudaStreamWaitEvent in between"
+            else print "ok"
+        }')
+    [ "$seen" = ok ] || say_fail \
+        "between the producer's launch and the consumer's, a cudaStreamWaitEvent and no host wait" \
+        "$seen" \
+        "the GPUs can order themselves: cudaStreamWaitEvent(s_cons, made, 0) makes s_cons wait on the GPU, and the host goes on queueing (TODO 3)"
+}
+
+@test "the producer ran on GPU 0 and the consumer on GPU 1" {
+    need_run main
+    need_trace main
+    need_gpus 2
+    draw_on_fail main "${EVENT_GPU[@]}"
+    local p c
+    p=$(tq main list kernel:produce_kernel "${EVENT[@]}" | cut -f 9 | head -n 1)
+    c=$(tq main list kernel:consume_kernel "${EVENT[@]}" | cut -f 9 | head -n 1)
+    [ "$p" = 0 ] && [ "$c" = 1 ] || say_fail "produce_kernel on GPU 0, consume_kernel on GPU 1" \
+        "produce_kernel on GPU ${p:--}, consume_kernel on GPU ${c:--}" \
+        "a kernel runs on the GPU of its stream; make \`cons\` current before the consumer's work (TODO 3)"
+}
+
+# ------------------------------------------------------------ part 3
+
+# A printed time is cudaEventElapsedTime between the events around one copy:
+# the same interval as the GPU's own stamps of those events in the trace.
+@test "the printed copy times are the GPU's own times of those copies" {
+    need_run main
+    need_trace main
+    local r line=0 k dir sel
+    for r in staged direct; do
+        draw_on_fail main --window "nvtx:$r"
+        [ "$(copies main "$r" | wc -l)" = 2 ] || { say_fail \
+            "two copies between the GPUs in the range \"$r\"" \
+            "$(copies main "$r" | wc -l)" "exchange() copies each side's numbers to the other (TODO 4)"; return 1; }
+        while IFS=$'\t' read -r k _ _ _ _ _ _ sel; do
+            line=$((line + 1))
+            dir=$([ "$line" = 1 ] && echo 0to1 || echo 1to0)
+            check_event_time main "$sel" "$k" "${r}_${dir}_ms" "the $r copy from GPU ${dir%to*} to GPU ${dir#*to}" 1 \
+                "the events ev[k][0] and ev[k][1] are recorded in the copy's own stream, right before and after it (TODO 4: the copy goes in p->stream[k])" ||
+                return 1
+        done < <(copies main "$r")
+        line=0
+    done
+}
+
+@test "the printed bandwidths are the bytes over the printed times" {
+    need_run main
+    need_trace main
+    local r dir ms gbps bytes want
+    for r in staged direct; do
+        bytes=$(copies main "$r" | head -n 1 | cut -f 5)
+        [ -n "$bytes" ] || { say_fail "a copy between the GPUs in the range \"$r\"" "none" \
+            "exchange() copies each side's numbers to the other (TODO 4)"; return 1; }
+        for dir in 0to1 1to0; do
+            ms=$(need_figure main "${r}_${dir}_ms") || return 1
+            gbps=$(need_figure main "${r}_${dir}_gbps") || return 1
+            want=$(awk -v b="$bytes" -v t="$ms" 'BEGIN { if (t > 0) printf "%.4f", b / (t * 1e6) }')
+            is_true 'g >= w * 0.998 - 0.0002 && g <= w * 1.002 + 0.0002' g="$gbps" w="${want:-0}" || {
+                say_fail "${r}_${dir}_gbps = $bytes bytes / ${r}_${dir}_ms / 1e6 = $want GB/s" \
+                    "${r}_${dir}_gbps = $gbps" \
+                    "$(awk -v g="$gbps" -v w="${want:-0}" 'BEGIN { if (w > 0 && g / w > 0.95 && g / w < 0.96) print "4.6% low: 2^20 where 10^6 belongs (GB/s is 10^9 bytes a second)"; else print "GB/s = bytes / (ms * 1e6)" }')"
+                return 1; }
+        done
+    done
+}
+
+@test "with peer access off, the copies between the GPUs went through host memory" {
+    need_run main
+    need_trace main
+    need_gpus 2
+    draw_on_fail main "${STAGED[@]}"
+    local h
+    h=$(tq main count p2p:host "${STAGED[@]}")
+    [ "$h" = 2 ] || say_fail "2 copies staged through host memory in the range \"staged\"" \
+        "$(how_copied main staged)" \
+        "turn peer access on only after the first exchange: peer_on() comes between the two (keep part_peer() as given)"
+}
+
+@test "with peer access on, the copies went straight from GPU to GPU" {
+    need_run main
+    need_trace main
+    need_gpus 2
+    local on d
+    on=$(figure main peer_access)
+    [ "${on%%.*}" != 0 ] || skip "needs 2 GPUs that can reach each other's memory: on this machine cudaDeviceCanAccessPeer says GPUs 0 and 1 cannot"
+    draw_on_fail main "${DIRECT[@]}"
+    d=$(tq main count p2p:direct "${DIRECT[@]}")
+    [ "$d" = 2 ] || say_fail "2 copies straight from GPU to GPU in the range \"direct\"" \
+        "$(how_copied main direct)" \
+        "without peer access the driver stages every copy between GPUs through host memory: cudaDeviceEnablePeerAccess, with each GPU current in turn, for the other (TODO 5)"
+}
+
+@test "a bad option is refused with usage and exit status 2" {
+    check_usage badopt --frobnicate
+    check_usage badpart "--part 4"
+}
+
+@test "without a CUDA device it says why and exits 77" {
+    check_no_device
+}
