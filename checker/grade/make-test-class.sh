@@ -35,7 +35,10 @@
 #   nothing                 no lab file at all
 #
 # expected.tsv: student, lab, verdict on a GPU, the check that must fail
-# ("-" for any), verdict without a GPU (check-verdicts compares).
+# ("-" for any), verdict without a GPU, verdict on a machine with one GPU
+# (check-verdicts compares). A lab with checks that need two GPUs (lab 09)
+# is "not graded" on one GPU wherever its program runs: its solutions and
+# mutants; its starter, stopped at its first TODO, still fails.
 set -eu
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KIT="$(cd "$HERE/../.." && pwd)"
@@ -49,7 +52,7 @@ subs="$out/submissions"
 rm -rf "$subs" "$out/expected.tsv"
 mkdir -p "$subs"
 exp="$out/expected.tsv"
-printf 'student\tlab\tverdict\tcheck\tverdict_without_gpu\n' >"$exp"
+printf 'student\tlab\tverdict\tcheck\tverdict_without_gpu\tverdict_one_gpu\n' >"$exp"
 
 die() { echo "make-test-class.sh: $*" >&2; exit 1; }
 # each lab's program, and the lab of each number, read once (a process each
@@ -62,19 +65,30 @@ done
 src() { printf '%s\n' "${SRC_OF[$1]}"; }
 lab_of() { printf '%s\n' "${LAB_OF[$1]}"; }
 
-# expect STUDENT LAB VERDICT CHECK NOGPU: one line of expected.tsv. A lab of
-# the student not named is expected missing (see finish).
+# expect STUDENT LAB VERDICT CHECK NOGPU [ONEGPU]: one line of expected.tsv
+# (ONEGPU: the verdict on one GPU, by default VERDICT, or "not graded" for
+# a run of a lab that needs two: one_gpu). A lab of the student not named
+# is expected missing (see finish).
 declare -A EXPECTED
 expect() {
-    printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$exp"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${6:-$(one_gpu "$2" "$3")}" >>"$exp"
     EXPECTED["$1/$2"]=1
+}
+# one_gpu LAB VERDICT: a run of LAB on a machine with one GPU: "not graded"
+# where LAB's checker has checks that need two (need_gpus) and the run is a
+# pass or a fail the program ran to; else VERDICT.
+one_gpu() {
+    if [ "$2" = pass ] || [ "$2" = fail ]; then
+        grep -q 'need_gpus [2-9]' "$KIT/checker/$1.bats" 2>/dev/null && { echo "not graded"; return; }
+    fi
+    echo "$2"
 }
 
 # finish STUDENT: every lab not expected yet is missing from the submission.
 finish() {
     local id
     for id in $all_labs; do
-        [ -n "${EXPECTED["$1/$id"]:-}" ] || expect "$1" "$id" missing - missing
+        [ -n "${EXPECTED["$1/$id"]:-}" ] || expect "$1" "$id" missing - missing missing
     done
 }
 
@@ -183,12 +197,12 @@ finish zip-bad-members
 # zip-broken: the first half of solution-zip.zip (its index is at the end)
 head -c $(($(wc -c <"$subs/solution-zip.zip") / 2)) "$subs/solution-zip.zip" >"$subs/zip-broken.zip"
 for id in $all_labs; do
-    expect zip-broken "$id" error - error
+    expect zip-broken "$id" error - error error
 done
 
 for id in $all_labs; do
     put "$subs/starter" "$id" "$KIT/labs/$id/$(src "$id")"
-    expect starter "$id" fail - "not graded"
+    expect starter "$id" fail - "not graded" fail    # it stops at TODO(1)
 done
 
 # ------------------------------------------------------------ the mutants

@@ -176,6 +176,11 @@ build_variants() {
 
 # expected_check PATCH: the check a mutant must fail ("# expect: ..." line).
 expected_check() { sed -n '1,5s/^# expect: //p' "$1"; }
+# mutant_gpus PATCH: the GPUs it takes to tell the mutant from the solution
+# ("# needs: 2 GPUs" line; 1 without one)
+mutant_gpus() { local n; n=$(sed -n '1,5s/^# needs: \([0-9][0-9]*\) GPUs$/\1/p' "$1"); echo "${n:-1}"; }
+# kit_gpus: the GPUs of this machine (0 without a driver or a GPU)
+kit_gpus() { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c . || true; }
 
 # check_variant ID/KIND: run the lab's checker on that variant; TAP in KIND/checks.tap.
 check_variant() {

@@ -34,7 +34,8 @@ fi
 MUTANTS="01-sync-copy:kernel-time-no-sync 02-async-copy:kernel-default-stream
 03-pinned-memory:pinned-with-malloc 04-events:no-stream-wait
 05-overlap:kernel-default-stream 06-lifetime:s1-wait-for-kernels
-07-default-streams:pipeline-memset-on-stream-0"
+07-default-streams:pipeline-memset-on-stream-0 08-pytorch:clock-before-sync
+09-multi-gpu:split-wait-before-next-device"
 
 make --no-print-directory -s -C "$KIT" tools >"$OUT/tools.log" 2>&1 ||
     { echo "learn-gpu: make tools failed, see $OUT/tools.log" >&2; exit 1; }

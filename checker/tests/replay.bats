@@ -169,6 +169,28 @@ expected() {
                 -v k="$(q "$d" r list kernel | awk -F'\t' -v r="$r0" '$1 >= r { print $3; exit }')" \
                 'BEGIN { print "nosync_pct", 100 * n / k }'
             echo "overlap_pct $(q "$d" r overlap h2d kernel --window nvtx:side_stream+gpu | awk '{ print 100 * $2 }')" ;;
+        09-multi-gpu)
+            # part 1: for each rep, each GPU's stage bound from the sequential
+            # rep's stage totals and the pipelined rep's kernels on it; the
+            # rep's bound is its busiest GPU's, against the pipelined rep's span
+            { inside "$d" r sequential gpu | sed 's/^/S\t/'; inside "$d" r pipelined gpu | sed 's/^/P\t/'; } |
+                awk -F'\t' -v ce="$(q "$d" r meta copy_engines)" '
+                    function max(a, b) { return a > b ? a : b }
+                    { k = $2 SUBSEP $11; g[$11] = 1 }
+                    $1 == "S" && $6 == "copy" { s[k, $8] += $5 } $1 == "S" && $6 == "kernel" { s[k, "K"] += $5 }
+                    $1 == "P" && $6 == "kernel" { c[k]++ }
+                    $1 == "P" { if (!($2 in lo) || $3 < lo[$2]) lo[$2] = $3; if ($4 > hi[$2]) hi[$2] = $4; if ($2 > n) n = $2 }
+                    END { for (i = 1; i <= n; i++) { b = 0
+                            for (x in g) { k = i SUBSEP x; if (!c[k]) continue
+                                H = s[k, "H2D"]; K = s[k, "K"]; D = s[k, "D2H"]; h = H / c[k]; kk = K / c[k]; e = D / c[k]
+                                b = max(b, ce >= 2 ? max(max(H + kk + e, h + K + e), h + kk + D) : max(H + D, h + K + e)) }
+                            print 100 * b / (hi[i] - lo[i]) } }' | median | sed 's/^/bound_pct /'
+            # part 3: GPU 0's copy (a peer copy's DEVICE is its source)
+            local st di
+            st=$(q "$d" r list p2p --window nvtx:staged | awk -F'\t' '$9 == 0 { print $3 }')
+            di=$(q "$d" r list p2p --window nvtx:direct | awk -F'\t' '$9 == 0 { print $3, $7 }')
+            awk -v s="$st" -v t="${di% *}" -v b="${di#* }" \
+                'BEGIN { print "staged_vs_direct", s / t; print "direct_gbps", b / (t * 1e6) }' ;;
     esac
 }
 
@@ -308,6 +330,13 @@ judged() {
             inside "$d" r part2_per_thread gpu | cut -f 2,3 ;;
         07-default-streams/mut-pipeline-nonblocking-streams)    # the order of each chunk's clear
             inside "$d" r part3_pipeline gpu | awk -F'\t' '$5 == "memset" || $5 == "kernel" || $7 == "D2H" { print $2, $3 }' ;;
+        09-multi-gpu/mut-event-before-producer)     # an order between two GPUs' kernels
+            { q "$d" r list kernel:produce_kernel; q "$d" r list kernel:consume_kernel; } | cut -f 1,2 ;;
+        09-multi-gpu/mut-split-wait-before-next-device)     # the host's calls: queued before any wait
+            inside "$d" r pipelined api | awk -F'\t' '{ n[NR] = $1; l[NR] = $2 " " $3; w[NR] = $7 }
+                END { for (i = 1; i <= NR; i++) if (n[i] == n[NR] && w[i] ~ /^cuda(MemcpyAsync|LaunchKernel|StreamSynchronize)$/) print l[i] }' ;;
+        09-multi-gpu/mut-peer-access-never-enabled) # how a copy between GPUs went
+            inside "$d" r direct p2p | cut -f 2,3 ;;
     esac
 }
 # drawn_mutants: the first recorded mutant of each lab (replayed by the test
@@ -319,7 +348,8 @@ drawn_mutants() {
     kit_full || return 0
     echo 01-sync-copy/mut-kernel-time-no-sync 03-pinned-memory/mut-pinned-with-malloc \
         04-events/mut-no-stream-wait 05-overlap/mut-kernel-default-stream \
-        07-default-streams/mut-threads-copies-without-stream 07-default-streams/mut-pipeline-nonblocking-streams
+        07-default-streams/mut-threads-copies-without-stream 07-default-streams/mut-pipeline-nonblocking-streams \
+        09-multi-gpu/mut-split-wait-before-next-device 09-multi-gpu/mut-peer-access-never-enabled
 }
 
 # replay_drawn VARIANT: replay a mutant's named check (the first mutants'
@@ -364,6 +394,20 @@ replay_drawn() {
     runs=$(other_mutants)
     at_once replay_named $runs
     mutants_fail_named $runs
+}
+
+# Lab 09 on a machine with one GPU: its replay `one-gpu` (the solution, both
+# sides of every part on GPU 0).
+@test "lab 09 on one GPU: the solution passes what one GPU can show, the rest is not graded" {
+    local v=09-multi-gpu/one-gpu tap log
+    REPLAY_DIR="$KIT_ROOT/checker/tests/replays/$v" replay_check "$v"
+    tap=$(tap_of "$v") log="$BATS_TEST_TMPDIR/$v.log"
+    cat "$log"
+    ! grep -q '^not ok' "$tap" || return 1
+    [ "$(grep -c '# skip' "$tap")" = 4 ]
+    [ "$(grep -c '# skip needs 2 GPUs: this machine has 1$' "$tap")" = 4 ]
+    grep -q '^Score: not graded: 4 checks need 2 GPUs; 12 of 12 checks that ran pass\.$' "$log"
+    grep -q '^Next: the skipped checks need 2 GPUs' "$log"
 }
 
 # one_engine LAB/VARIANT: a copy of the recording whose traces say the GPU

@@ -219,14 +219,14 @@ def part_split(r, out, dg):
     slices = []
     for sl in range(nslices):
         dev = sl % r.ngpus
-        if v == 'mut-setup-streams-before-set-device':
+        if v == 'mut-split-streams-before-set-device':
             streams = [r.stream_create() for _ in range(nstreams)]
         if v == 'starter':
             return False
         r.set_device(dev)
         for name in ('cudaHostAlloc', 'cudaHostAlloc', 'cudaMalloc', 'cudaMalloc'):
             r.api(name, 300 * US if name == 'cudaHostAlloc' else 40 * US)
-        if v != 'mut-setup-streams-before-set-device':
+        if v != 'mut-split-streams-before-set-device':
             streams = [r.stream_create() for _ in range(nstreams)]
         r.host(40 * MS)                                 # fill
         slices.append((dev, streams))
@@ -246,7 +246,7 @@ def part_split(r, out, dg):
         for dev, st in slices:
             r.set_device(dev)
             r.memcpy_async(st[0], 'H2D', per * 4)
-            if r.v == 'mut-setup-streams-before-set-device' and r.streams[st[0]][1] != dev:
+            if r.v == 'mut-split-streams-before-set-device' and r.streams[st[0]][1] != dev:
                 r.api('cudaLaunchKernel', 6 * US)
                 r.api('cudaGetLastError', 1 * US)
                 line = line_of(SOLUTION, 'CUDA_CHECK_LAUNCH();')
@@ -273,10 +273,10 @@ def part_split(r, out, dg):
                 r.memcpy_async(s, 'H2D', n_chunk * 4)
                 r.kernel(s, n_chunk * 93 // 1000, n_chunk // 256, SCRAMBLE)
                 r.memcpy_async(s, 'D2H', n_chunk * 4)
-            if v == 'mut-wait-before-next-device':
+            if v == 'mut-split-wait-before-next-device':
                 for s in st:
                     r.stream_sync(s)
-        if v != 'mut-wait-before-next-device':
+        if v != 'mut-split-wait-before-next-device':
             for dev, st in slices:
                 for s in st:
                     r.stream_sync(s)
@@ -328,13 +328,13 @@ def part_event(r, out, dg):
     out.append('part 2: a producer on GPU %d, a consumer on GPU %d, %d numbers' % (prod, cons, n))
     a = r.t
     r.set_device(prod)
-    early = v == 'mut-event-recorded-before-producer'
+    early = v == 'mut-event-before-producer'
     if early:
         ev_at = r.event_record(made, s_prod)
     pend = r.kernel(s_prod, 8200 * US, n // 256, PRODUCE)
     if not early:
         ev_at = r.event_record(made, s_prod)
-    if v == 'mut-host-waits-for-producer':
+    if v == 'mut-event-host-waits-for-producer':
         r.wait_for('cudaEventSynchronize', 'event', '-', ev_at)
         r.set_device(cons)
         waited = r.t
@@ -345,7 +345,7 @@ def part_event(r, out, dg):
         r.lines.append('sync\t%d\t%d\t%d\t%d\twait\t%d' % (T0 + c0 + 1 * US, T0 + c0 + 4 * US,
                                                           cons, s_cons, r.corr))
         waited = ev_at
-    if v == 'mut-consumer-reads-producer-memory':
+    if v == 'mut-event-consumer-reads-producer-memory':
         kend = r.kernel(s_cons, 30 * US, n // 256, CONSUME)
         r.memcpy_async(s_cons, 'D2H', n * 4, bad=True)
         r.api('cudaStreamSynchronize', kend - r.t + 5 * US if kend > r.t else 5 * US)
@@ -448,7 +448,7 @@ def part_peer(r, out, dg):
             t = float('%.4f' % ms[name][k])
             fig(out, '%s_%dto%d_ms' % (name, k, 1 - k), t, 'the copy, between its events')
             gbps = nbytes / (t * 1e6)
-            if v == 'mut-gbps-in-mib':
+            if v == 'mut-peer-gbps-in-mib':
                 gbps = nbytes / MIB / t
             fig(out, '%s_%dto%d_gbps' % (name, k, 1 - k), gbps, 'GB/s: bytes / ms / 1e6')
     return 0
@@ -456,7 +456,7 @@ def part_peer(r, out, dg):
 
 def write(variant, ngpus=2, folder=None):
     folder = folder or variant
-    names = {2: 'NVIDIA H200', 1: 'NVIDIA H100 80GB HBM3'}
+    names = {2: 'NVIDIA H200 (modelled)', 1: 'NVIDIA H100 80GB HBM3 (modelled)'}
     gpu = names[ngpus]
     r = Run(variant, ngpus, gpu)
     dg = digests()
