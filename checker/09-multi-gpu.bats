@@ -62,9 +62,10 @@ slices_on() {
 # split_reps RUN RANGE: for each NVTX range RANGE ("sequential", "pipelined")
 # of RUN, one line per GPU that did work in it:
 #   REP DEVICE H2D_MS KERNEL_MS D2H_MS KERNELS SPAN_MS
-# the stage totals and kernels of that GPU, and the span of the whole rep
-# (every GPU, first start to last end). GPU work belongs to the range it
-# started in. Kept in $RUNS: the checks and Your run ask again.
+# the time each stage kept that GPU busy (the union of its records: on one
+# GPU the two slices' kernels may run at once), its kernels, and the span
+# of the whole rep (every GPU, first start to last end). GPU work belongs to
+# the range it started in. Kept in $RUNS: the checks and Your run ask again.
 split_reps() {
     local keep="$RUNS/$1.split-$2"
     [ -s "$keep" ] || split_reps_of "$1" "$2" >"$keep"
@@ -73,30 +74,37 @@ split_reps() {
 split_reps_of() {
     { tq "$1" list "nvtx:$2" | sed 's/^/R\t/'; tq "$1" list gpu | sed 's/^/G\t/'; } |
     awk -F'\t' '
+        # busy(KEY, START, END): add an interval to the union of KEY (the
+        # records come sorted by start)
+        function busy(x, a, b) {
+            if (!(x in ce)) { cs[x] = a; ce[x] = b }
+            else if (a > ce[x]) { tot[x] += ce[x] - cs[x]; cs[x] = a; ce[x] = b }
+            else if (b > ce[x]) ce[x] = b
+        }
         $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
         {
             for (i = 1; i <= n; i++)
                 if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
             if (i > n) next
             k = i SUBSEP $10; dev[k] = 1
-            if ($5 == "copy" && $7 == "H2D") h[k] += $4
-            if ($5 == "copy" && $7 == "D2H") d[k] += $4
-            if ($5 == "kernel") { kt[k] += $4; nk[k]++ }
+            if ($5 == "copy" && ($7 == "H2D" || $7 == "D2H")) busy(k SUBSEP $7, $2 + 0, $3 + 0)
+            if ($5 == "kernel") { busy(k SUBSEP "K", $2 + 0, $3 + 0); nk[k]++ }
             if (!(i in lo) || $2 + 0 < lo[i]) lo[i] = $2 + 0
             if (!(i in hi) || $3 + 0 > hi[i]) hi[i] = $3 + 0
         }
         END {
+            for (x in ce) tot[x] += ce[x] - cs[x]
             for (k in dev) {
                 split(k, p, SUBSEP)
-                printf "%d %s %.6f %.6f %.6f %d %.6f\n", p[1], p[2], h[k], kt[k], d[k], nk[k],
-                    hi[p[1]] - lo[p[1]]
+                printf "%d %s %.6f %.6f %.6f %d %.6f\n", p[1], p[2], tot[k, "H2D"], tot[k, "K"],
+                    tot[k, "D2H"], nk[k], hi[p[1]] - lo[p[1]]
             }
         }' | sort -n -k1,1 -k2,2
 }
 
 # split_bound RUN: "FRACTION BOUND_MS PIPE_MS REPS". Each pipelined rep is set
 # against the sequential rep just before it (the program alternates them).
-# Each GPU d has its stage totals H, K, D (sequential) and C chunks (the
+# Each GPU d has its stage busy times H, K, D (sequential) and C chunks (the
 # kernels it ran in the pipelined rep): its pipeline cannot beat its slowest
 # stage run whole plus the first chunk's earlier stages and the last chunk's
 # later ones, max(H + k + d, h + K + d, h + k + D) with h = H / C..., or with
