@@ -16,14 +16,17 @@
  * take turns), then each thread on its own per-thread default stream. Part 3
  * is a pipeline over four created streams, as in lab 05, where each chunk's
  * kernel also counts its results into a scratch buffer that must start at
- * zero; the given code clears it with a cudaMemset on stream 0, and that one
- * call serializes the whole pipeline.
+ * zero; the given code clears it with a cudaMemset on stream 0 for every
+ * chunk, and that call serializes the whole pipeline.
  *
  * What to do, in the order the program reaches them:
  *   TODO(1) create the blocking stream and the non-blocking stream.
  *   TODO(2) from the clock stamps, decide which kernels waited.
- *   TODO(3) a thread's round trip on its own per-thread default stream.
- *   TODO(4) clear the chunk's scratch without serializing the pipeline.
+ *   TODO(3) a thread's round trip on its own per-thread default stream:
+ *           cudaMemcpyAsync, crunch(), cudaMemcpyAsync, cudaStreamSynchronize,
+ *           each on cudaStreamPerThread.
+ *   TODO(4) clear the chunk's scratch on the chunk's own stream s
+ *           (cudaMemsetAsync), so that it no longer serializes the pipeline.
  * The program stops at the lab_todo() line of the first TODO not done: your
  * code replaces that line. Done when `make check` passes.
  */
@@ -265,8 +268,9 @@ static void round_trip_own(const struct job *j)
 {
     /* TODO(3) */
     (void)j;
-    lab_todo(3, "as round_trip_legacy() above, but every call on this thread's "
-                "per-thread default stream, cudaStreamPerThread, and wait for it alone");
+    lab_todo(3, "as round_trip_legacy() above (cudaMemcpyAsync in, crunch(), "
+                "cudaMemcpyAsync out, cudaStreamSynchronize), but every call on this "
+                "thread's per-thread default stream, cudaStreamPerThread");
 }
 
 /* One host thread: wait for the other, then do the round trip. */
@@ -416,7 +420,8 @@ static void issue_pipeline(const struct pipeline *pl)
         /* TODO(4) */
         CUDA_CHECK(cudaMemset(bins, 0, LAB_NBINS * sizeof(uint32_t)));
         lab_todo(4, "the cudaMemset above runs on stream 0 and serializes the "
-                    "pipeline: clear `bins` so that only the chunk's own work is "
+                    "pipeline: in its place, clear `bins` on the chunk's own stream "
+                    "`s` (cudaMemsetAsync), where only the chunk's own work is "
                     "ordered around it");
         CUDA_CHECK(cudaMemcpyAsync(pl->d_in + first, pl->h_in + first, bytes,
                                    cudaMemcpyHostToDevice, s));
@@ -507,7 +512,7 @@ static size_t part_pipeline(uint32_t seed)
  * Load every kernel's code before anything runs. With lazy loading (the
  * default since CUDA 12.2) a kernel's code is loaded at its first launch, and
  * that may wait for the kernels already running: part 1's short kernels
- * would then wait for the long one whatever their stream.
+ * may then wait for the long one whatever their stream.
  */
 static void load_kernels(void)
 {

@@ -16,14 +16,17 @@
  * take turns), then each thread on its own per-thread default stream. Part 3
  * is a pipeline over four created streams, as in lab 05, where each chunk's
  * kernel also counts its results into a scratch buffer that must start at
- * zero; the given code clears it with a cudaMemset on stream 0, and that one
- * call serializes the whole pipeline.
+ * zero; the given code clears it with a cudaMemset on stream 0 for every
+ * chunk, and that call serializes the whole pipeline.
  *
  * What to do, in the order the program reaches them:
  *   TODO(1) create the blocking stream and the non-blocking stream.
  *   TODO(2) from the clock stamps, decide which kernels waited.
- *   TODO(3) a thread's round trip on its own per-thread default stream.
- *   TODO(4) clear the chunk's scratch without serializing the pipeline.
+ *   TODO(3) a thread's round trip on its own per-thread default stream:
+ *           cudaMemcpyAsync, crunch(), cudaMemcpyAsync, cudaStreamSynchronize,
+ *           each on cudaStreamPerThread.
+ *   TODO(4) clear the chunk's scratch on the chunk's own stream s
+ *           (cudaMemsetAsync), so that it no longer serializes the pipeline.
  * The program stops at the lab_todo() line of the first TODO not done: your
  * code replaces that line. Done when `make check` passes.
  */
@@ -509,7 +512,7 @@ static size_t part_pipeline(uint32_t seed)
  * Load every kernel's code before anything runs. With lazy loading (the
  * default since CUDA 12.2) a kernel's code is loaded at its first launch, and
  * that may wait for the kernels already running: part 1's short kernels
- * would then wait for the long one whatever their stream.
+ * may then wait for the long one whatever their stream.
  */
 static void load_kernels(void)
 {
