@@ -151,14 +151,14 @@ split_bound() {
 
 # queued_before_wait RUN [WINDOW...]: "ok" when, in WINDOW, every call that
 # queued work (cudaMemcpyAsync, a kernel launch) began before the first call
-# that waited (a ...Synchronize, or a cudaMemcpy, which waits); else what
-# came first, in words.
+# that waited (a ...Synchronize, a cudaMemcpy, which waits, or a ...Query
+# polled until the work is done); else what came first, in words.
 queued_before_wait() {
     local run=$1
     shift
     tq "$run" list api "$@" | awk -F'\t' '
         $6 ~ /^cuda(MemcpyAsync|LaunchKernel)/ { last = $1 + 0; lastname = $6; nq++ }
-        $6 ~ /Synchronize$|^cudaMemcpy$/ && wait == "" { wait = $1 + 0; waitname = $6 }
+        $6 ~ /Synchronize$|^cudaMemcpy$|Query$/ && wait == "" { wait = $1 + 0; waitname = $6 }
         END {
             if (nq == 0) { print "no copy or kernel queued"; exit }
             if (wait != "" && wait < last) {
@@ -234,7 +234,7 @@ your_run() {
 
 @test "it runs to the end and exits 0" {
     check_exits_ok main \
-        "a CUDA error names the file:line and the call: a kernel launched into a stream of another GPU fails (a stream belongs to the GPU current when it was made), and a kernel cannot read another GPU's memory while peer access is off"
+        "a CUDA error names the file:line and the call: a kernel launched into a stream of another GPU fails (a stream belongs to the GPU current when it was made), and a kernel must not read another GPU's memory while peer access is off (it may fault: cudaErrorIllegalAddress)"
 }
 
 @test "every element of the result is right" {
@@ -380,7 +380,7 @@ near_bound() {
     c=$(tq main list kernel:consume_kernel "${EVENT[@]}" | cut -f 9 | head -n 1)
     [ "$p" = 0 ] && [ "$c" = 1 ] || say_fail "produce_kernel on GPU 0, consume_kernel on GPU 1" \
         "produce_kernel on GPU ${p:--}, consume_kernel on GPU ${c:--}" \
-        "a kernel runs on the GPU of its stream; make \`cons\` current before the consumer's work (TODO 3)"
+        "a kernel runs on the GPU of its stream; make \`cons\` current (cudaSetDevice) before the consumer's work (TODO 3)"
 }
 
 # ------------------------------------------------------------ part 3

@@ -204,8 +204,10 @@ static double run_sequential(const struct split *sp)
         CUDA_CHECK(cudaMemcpyAsync(sl->h_out, sl->d_out, bytes, cudaMemcpyDeviceToHost,
                                    sl->streams[0]));
     }
-    for (s = 0; s < sp->nslices; s++)
+    for (s = 0; s < sp->nslices; s++) {
+        CUDA_CHECK(cudaSetDevice(sp->sl[s].device));
         CUDA_CHECK(cudaStreamSynchronize(sp->sl[s].streams[0]));
+    }
     NVTX_POP();
     return lab_now_ms() - t0;
 }
@@ -223,8 +225,9 @@ static double run_pipelined(const struct split *sp)
     NVTX_PUSH("pipelined", NVTX_GREEN);
     /* TODO(2) */
     (void)sp, (void)s, (void)a, (void)issue_slice;
-    lab_todo(2, "for each slice: make its GPU current and issue_slice() it; once "
-                "every slice is queued, wait for every stream of every slice "
+    lab_todo(2, "for each slice: make its GPU current (cudaSetDevice) and "
+                "issue_slice() it; once every slice is queued, for each slice, with "
+                "its GPU current, wait for every one of its streams "
                 "(cudaStreamSynchronize)");
     NVTX_POP();
     return lab_now_ms() - t0;
@@ -372,8 +375,8 @@ static size_t part_event(int ngpus, uint32_t seed)
     CUDA_CHECK_LAUNCH();
     /* TODO(3) */
     lab_todo(3, "record `made` in s_prod after the producer (cudaEventRecord), then "
-                "make GPU `cons` current and let s_cons wait for `made` "
-                "(cudaStreamWaitEvent): no host wait");
+                "make GPU `cons` current (cudaSetDevice) and let s_cons wait for "
+                "`made` (cudaStreamWaitEvent): no host wait");
 
     /* GPU cons is current. What is queued in s_cons from here on runs once
      * the producer is done. */
@@ -460,8 +463,9 @@ static int peer_on(const struct peer *p)
         CUDA_CHECK(cudaDeviceCanAccessPeer(&can10, p->dev[1], p->dev[0]));
     }
     /* TODO(5) */
-    lab_todo(5, "where both can (can01 && can10): with GPU p->dev[0] current, let it "
-                "reach p->dev[1] (cudaDeviceEnablePeerAccess), and the other way round");
+    lab_todo(5, "where both can (can01 && can10): with GPU p->dev[0] current "
+                "(cudaSetDevice), let it reach p->dev[1] (cudaDeviceEnablePeerAccess), "
+                "and the other way round");
     return can01 && can10;
 }
 
@@ -580,6 +584,26 @@ static size_t part_peer(int ngpus, size_t n, uint32_t seed)
 /* ---------------------------------------------------------------- main */
 
 /*
+ * How many of the GPUs 0, 1, 2... this process can use, counted until the
+ * first it cannot (at most MAX_GPUS). lab_pick_device() has made sure of GPU
+ * 0; a GPU whose compute mode is prohibited, or exclusive and taken by
+ * another process, ends the count.
+ */
+static int usable_gpus(void)
+{
+    int count = 0, d;
+
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    for (d = 1; d < count && d < MAX_GPUS; d++)
+        if (cudaSetDevice(d) != cudaSuccess || cudaFree(0) != cudaSuccess) {
+            (void)cudaGetLastError();       /* not sticky: forget it */
+            break;
+        }
+    CUDA_CHECK(cudaSetDevice(0));
+    return d;
+}
+
+/*
  * Load every kernel's code on every GPU before anything runs. With lazy
  * loading (the default since CUDA 12.2) a kernel's code is loaded on a GPU
  * at its first launch there, and that may wait for the work already queued.
@@ -618,9 +642,7 @@ int main(int argc, char **argv)
 
     lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
     prop = lab_pick_device();
-    CUDA_CHECK(cudaGetDeviceCount(&ngpus));
-    if (ngpus > MAX_GPUS)
-        ngpus = MAX_GPUS;
+    ngpus = usable_gpus();
     printf("multi_gpu: %d GPU%s:", ngpus, ngpus > 1 ? "s" : "");
     for (d = 0; d < ngpus; d++) {
         CUDA_CHECK(cudaGetDeviceProperties(&prop, d));

@@ -203,8 +203,10 @@ static double run_sequential(const struct split *sp)
         CUDA_CHECK(cudaMemcpyAsync(sl->h_out, sl->d_out, bytes, cudaMemcpyDeviceToHost,
                                    sl->streams[0]));
     }
-    for (s = 0; s < sp->nslices; s++)
+    for (s = 0; s < sp->nslices; s++) {
+        CUDA_CHECK(cudaSetDevice(sp->sl[s].device));
         CUDA_CHECK(cudaStreamSynchronize(sp->sl[s].streams[0]));
+    }
     NVTX_POP();
     return lab_now_ms() - t0;
 }
@@ -225,9 +227,11 @@ static double run_pipelined(const struct split *sp)
         CUDA_CHECK(cudaSetDevice(sp->sl[s].device));
         issue_slice(sp, &sp->sl[s]);
     }
-    for (s = 0; s < sp->nslices; s++)
+    for (s = 0; s < sp->nslices; s++) {
+        CUDA_CHECK(cudaSetDevice(sp->sl[s].device));
         for (a = 0; a < sp->nstreams; a++)
             CUDA_CHECK(cudaStreamSynchronize(sp->sl[s].streams[a]));
+    }
     NVTX_POP();
     return lab_now_ms() - t0;
 }
@@ -585,6 +589,26 @@ static size_t part_peer(int ngpus, size_t n, uint32_t seed)
 /* ---------------------------------------------------------------- main */
 
 /*
+ * How many of the GPUs 0, 1, 2... this process can use, counted until the
+ * first it cannot (at most MAX_GPUS). lab_pick_device() has made sure of GPU
+ * 0; a GPU whose compute mode is prohibited, or exclusive and taken by
+ * another process, ends the count.
+ */
+static int usable_gpus(void)
+{
+    int count = 0, d;
+
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    for (d = 1; d < count && d < MAX_GPUS; d++)
+        if (cudaSetDevice(d) != cudaSuccess || cudaFree(0) != cudaSuccess) {
+            (void)cudaGetLastError();       /* not sticky: forget it */
+            break;
+        }
+    CUDA_CHECK(cudaSetDevice(0));
+    return d;
+}
+
+/*
  * Load every kernel's code on every GPU before anything runs. With lazy
  * loading (the default since CUDA 12.2) a kernel's code is loaded on a GPU
  * at its first launch there, and that may wait for the work already queued.
@@ -623,9 +647,7 @@ int main(int argc, char **argv)
 
     lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
     prop = lab_pick_device();
-    CUDA_CHECK(cudaGetDeviceCount(&ngpus));
-    if (ngpus > MAX_GPUS)
-        ngpus = MAX_GPUS;
+    ngpus = usable_gpus();
     printf("multi_gpu: %d GPU%s:", ngpus, ngpus > 1 ? "s" : "");
     for (d = 0; d < ngpus; d++) {
         CUDA_CHECK(cudaGetDeviceProperties(&prop, d));

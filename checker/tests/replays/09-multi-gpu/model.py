@@ -169,7 +169,7 @@ class Run:
 
     def event_record(self, ev, s):
         c = self.api('cudaEventRecord', 4 * US)
-        at = self.ready(s, self.t)
+        at = max(self.t, self.stream_end.get(s, -2 * US) + 2 * US)  # the GPU stamps it
         self.lines.append('event\t%d\t%d\t%d\t%d\t%d' % (T0 + at, self.streams[s][1], s, ev, c))
         self.events[ev] = (self.streams[s][1], s, at)
         self.done(s, at)
@@ -411,7 +411,9 @@ def part_peer(r, out, dg):
         for k in range(2):
             r.set_device(devs[k])
             e0 = r.event_record(evs[k][0], streams[k])
-            r.peer_copy(devs[1 - k], devs[k], streams[k], nbytes, via, at_least=e0)
+            # the mutant queues side k's copy in the other side's stream
+            cs = streams[1 - k] if v == 'mut-peer-copy-on-other-stream' else streams[k]
+            r.peer_copy(devs[1 - k], devs[k], cs, nbytes, via, at_least=e0 if cs == streams[k] else 0)
             e1 = r.event_record(evs[k][1], streams[k])
             stamps.append((e0, e1))
         for k in range(2):
