@@ -227,6 +227,19 @@ gpu_groups() {
     stat -c %g /dev/nvidia* /dev/dri/* 2>/dev/null | sort -un | grep -vx 0 | paste -sd, -
 }
 
+# visible_gpus: how many GPUs the lab programs will see: nvidia-smi's count,
+# or as many as CUDA_VISIBLE_DEVICES names where it is set (nvidia-smi does
+# not heed it); 0 without a GPU. Lab 09's checks that need two GPUs skip
+# with fewer, and check-verdicts reads this number (gpus= in each meta).
+visible_gpus() {
+    local n
+    n=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c . || true)
+    if [ -n "${CUDA_VISIBLE_DEVICES+x}" ] && [ "${n:-0}" -gt 0 ]; then
+        n=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c '[^[:space:]]' || true)
+    fi
+    echo "${n:-0}"
+}
+
 # sandbox_base_env: set SANDBOX_BASE to the environment of everything the
 # sandbox runs: nothing of the grader's own, only what the build and the
 # checker need (grade-one adds HOME and TMPDIR per step). PATH: the folder
@@ -254,8 +267,10 @@ sandbox_base_env() {
 # grading asks of it, wherever the kit's own folder is? In DIR (made here
 # as grade-one makes a job's folder), with a copy of the prepared KIT, it
 # reads and runs the kit's checker and tools, runs a test with bats (found
-# as run-checks finds it) and runs nvcc; python3 too when KINDS (the kinds
-# of submission in the class) has zip, git when it has bundle. Not root:
+# as run-checks finds it) and compiles with nvcc; python3 too when KINDS (the
+# kinds of submission in the class) has zip, git when it has bundle, tar
+# when it has tar; and imports torch with LAB_PYTHON when the kit has a
+# Python lab and the grader found such a python3 (lab 08). Not root:
 # the same, as the grading user. On the first thing it cannot do, prints
 # one line (what, and what to do) and returns 1.
 sandbox_preflight() {
@@ -301,6 +316,16 @@ o=$(cd "$HOME" && "$b" --tap preflight.bats 2>&1) && [[ $o == *"ok 1 "* ]] ||
 t=$(command -v nvcc) || { [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && t=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc; } ||
     no "finds no nvcc (PATH=$PATH): put the CUDA toolkit where every user can run it, or set CUDA_HOME"
 o=$("$t" --version 2>&1) || no "cannot run nvcc ($t): $(head -n 1 <<<"$o"): put the CUDA toolkit where every user can run it, or set CUDA_HOME to such a copy"
+printf "#include <cuda_runtime.h>\nint main(void) { return cudaSuccess; }\n" >"$HOME/preflight.cu"
+o=$(cd "$HOME" && "$t" -c -o preflight.o preflight.cu 2>&1) ||
+    no "cannot compile with nvcc ($t): $(grep -m 1 . <<<"$o"): its headers and host compiler must be readable by every user"
+if [ -n "${LAB_PYTHON:-}" ] && ls labs/*/*.py >/dev/null 2>&1; then
+    o=$("$LAB_PYTHON" -c "import torch" 2>&1) ||
+        no "cannot import torch with LAB_PYTHON=$LAB_PYTHON ($(tail -n 1 <<<"$o")): lab 08 would be not graded for every student: put a python3 with torch where every user can run it and set LAB_PYTHON to it, or grade the other labs (--labs)"
+fi
+if [[ " $kinds " == *" tar "* ]]; then
+    o=$(tar --version 2>&1) || no "cannot run tar, which unpacks the tarballs: $(head -n 1 <<<"$o")"
+fi
 if [[ " $kinds " == *" zip "* ]]; then
     o=$(python3 -c "import zipfile" 2>&1) || no "cannot run python3, which unpacks the .zip submissions: $(head -n 1 <<<"$o")"
 fi

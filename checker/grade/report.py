@@ -608,8 +608,11 @@ def main():
         "%d %s" % (count[k], k) for k in (PASS, FAIL, NOT_GRADED, MISSING, ERROR) if count[k])))
     if count[NOT_GRADED]:
         ng = sum(l["not_graded"] for s in students for l in s["labs"].values())
-        print("grade: not graded: %d checks need a GPU (%d labs); no score for those labs"
-              % (ng, count[NOT_GRADED]))
+        print("grade: not graded: %d checks need a GPU, or more GPUs than this node has (%d labs);"
+              " no score for those labs" % (ng, count[NOT_GRADED]))
+    if count[ERROR]:
+        print("grade: %d labs could not be graded (error: the grader could not open or check them):"
+              " see report.md" % count[ERROR])
     print("grade: wrote %s/gradebook.csv, students.csv, report.md, heatmap.svg, "
           "junit/, gradescope/, classroom/" % a.out)
     return 3 if count[NOT_GRADED] or count[ERROR] else 0

@@ -98,6 +98,7 @@ run_lab() {
     # that child is killed with its process group (timeout's: timeout leads
     # a group of its own, which the program and its children are in).
     rc=0
+    local t0=$SECONDS
     ( no_inherited_fds
       exec env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" ) \
         >"$RUNS/$name.out" 2>"$RUNS/$name.err" </dev/null &
@@ -105,6 +106,7 @@ run_lab() {
     wait "$pid" 2>/dev/null || rc=$?
     kill -KILL -- "-$pid" 2>/dev/null || true
     echo "$rc" >"$RUNS/$name.rc"
+    echo "$((SECONDS - t0))" >"$RUNS/$name.secs"    # describe_exit: a kill, or the time limit?
 }
 
 # no_inherited_fds: close every descriptor above 2 (in the subshell that is
@@ -205,11 +207,20 @@ second_look() {
     note "not put to the test in $runs runs: $why (another program on the GPU?)"
 }
 
-# Say what happened to a run in a few words: "exited 0", "crashed (SIGSEGV)"...
+# describe_exit RC [RUN]: what happened to a run, in a few words: "exited
+# 0", "crashed (SIGSEGV)"... 124 is timeout's own status at the time limit;
+# 137 (SIGKILL) is the limit too where the run (RUN) lasted that long, else
+# a kill from outside (out of memory, another program).
 describe_exit() {
-    local rc=$1 sig
+    local rc=$1 sig secs=""
+    [ -n "${2:-}" ] && { read -r secs <"$RUNS/$2.secs"; } 2>/dev/null
     case $rc in
-        124|137) echo "did not finish in $RUN_TIMEOUT s (it hangs, or waits forever)" ;;
+        137) if [ -n "$secs" ] && [ "$secs" -lt "$RUN_TIMEOUT" ]; then
+                 echo "was killed (SIGKILL) after $secs s, before its time limit: out of memory, or killed by another program"
+             else
+                 echo "did not finish in $RUN_TIMEOUT s (it hangs, or waits forever)"
+             fi ;;
+        124) echo "did not finish in $RUN_TIMEOUT s (it hangs, or waits forever)" ;;
         77) echo "exited 77 (no CUDA device)" ;;
         "") echo "was not run" ;;
         *) if [ "$rc" -gt 128 ]; then
@@ -280,7 +291,7 @@ need_run() {
             echo "not checked: the program stopped at $todo"
             echo "hint:     do the TODOs in order: the .cu file's header lists them"
         else
-            echo "not checked: the program $(describe_exit "$rc")"
+            echo "not checked: the program $(describe_exit "$rc" "$name")"
             sed -n '1,5s/^/          /p' "$RUNS/$name.err"
         fi
         touch "$RUNS/$name.told"
@@ -446,7 +457,7 @@ check_exits_ok() {
     need_run "$1" || return 1
     rc=$(rc_of "$1")
     [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
-        "${3:-}the program $(describe_exit "$rc"): $(grep -v '^ ' "$RUNS/$1.err" | head -n 1)" "$2"
+        "${3:-}the program $(describe_exit "$rc" "$1"): $(grep -v '^ ' "$RUNS/$1.err" | head -n 1)" "$2"
 }
 
 # check_verified RUN EXPECTED PATTERN HINT [PREFIX]: RUN printed

@@ -251,6 +251,17 @@ teardown() {
     [[ $output == *"not checked: the program was stopped: its output passed the limit of 1 MiB (SIGXFSZ)"* ]]
 }
 
+@test "a program killed (SIGKILL) before its time limit is not said to have hung" {
+    printf '#!/bin/sh\nkill -KILL $$\n' >"$LAB_DIR/fake"
+    RUN_TIMEOUT=30
+    run_lab main --
+    run -1 check_exits_ok main "hint"
+    echo "$output"
+    [ "$(rc_of main)" = 137 ]
+    [[ $output == *"the program was killed (SIGKILL) after "*" s, before its time limit: out of memory, or killed by another program"* ]]
+    [[ $output != *"did not finish"* ]]
+}
+
 # ------------------------------------------------------------ learning from the run
 
 @test "a failed check draws the part of its run it judged, once, without colour; a re-run's failure is not drawn" {
