@@ -33,8 +33,9 @@ setup_file() {
 #   K  START END STREAM          each kernel they queued
 #   C  START END DIR MEM STREAM  each copy they queued
 #   E  TIME STREAM               each CUDA event they recorded
-#   P  END                       each GPU record queued before the range that
-#                                ended after it began (work still running)
+#   P  END SINCE                 each GPU record queued before the range that
+#                                ended after it began (work still running):
+#                                its end, and how long after the range began
 # Nothing when there is no such range. Times are ns near 2^61: split into
 # seconds and ns so that awk's doubles stay exact.
 queued() {
@@ -43,7 +44,7 @@ queued() {
         $1 == "api" { as[$5] = t($2); ae[$5] = t($3); ath[$5] = $4; an[$5] = $6 }
         $1 == "kernel" { g[++ng] = "K"; gs[ng] = t($2); ge[ng] = t($3); gst[ng] = $(4 + d); gc[ng] = $(7 + d) }
         $1 == "copy" { g[++ng] = "C"; gs[ng] = t($2); ge[ng] = t($3); gst[ng] = $(4 + d)
-                       gx[ng] = $(5 + d) "\t" ($(5 + d) == "D2H" ? $(8 + d) : $(7 + d)); gc[ng] = $(d ? 13 : 11) }
+                       gx[ng] = $(5 + d) "\t" ($(5 + d) == "D2H" ? $(8 + d) : $(7 + d)); gc[ng] = $(d ? 13 : 10) }
         $1 == "event" { g[++ng] = "E"; gs[ng] = t($2); gst[ng] = $(3 + d); gc[ng] = $(5 + d) }
         END {
             # the Kth range of that name by start
@@ -70,7 +71,7 @@ queued() {
         }' "$RUNS/main.trace" | sort -t $'\t' -k1,1 -k2,2g
 }
 
-# stream_kinds IDS...: "ID KIND SYNC" of each stream id, as the trace declares it
+# stream_kind ID: "KIND SYNC" of the stream ID, as the trace declares it
 stream_kind() { tq main streams gpu | awk -v s="$1" '$1 == s { print $2 " " $4 }'; }
 
 # Your run (run-checks prints it after the checks; never graded): the answers
@@ -93,7 +94,7 @@ your_run() {
 
 @test "it runs to the end and exits 0" {
     check_exits_ok main \
-        "a CUDA error in part 3: elapsed_time() needs both events reached on the GPU: stop.synchronize() first (TODO 7)"
+        "a wrong result is the next check; an error in part 3 (\"not ready\") comes from elapsed_time() read before the stop event was reached on the GPU: stop.synchronize() first (TODO 7)"
 }
 
 @test "every copy and every batch is right" {
@@ -157,10 +158,10 @@ copy_in() {
         "non_blocking=True lets .to() return at once from pinned memory; without it the call waits for the copy (TODO 2)"
 }
 
-# in_range RANGE FIGURE: the printed host time FIGURE lies between the traced
-# runtime calls made in RANGE (from the first's start to the last's end) and
-# the range itself, which holds the clock: the same interval measured from
-# inside and from outside, within 0.5% + 0.01 ms.
+# Each printed host time FIGURE lies between the traced runtime calls made in
+# its range (from the first's start to the last's end) and the range itself,
+# which holds the clock: the same interval measured from inside and from
+# outside, within 0.5% + 0.01 ms.
 @test "each printed host time is the interval it was measured in" {
     need_run main
     need_trace main
@@ -240,14 +241,17 @@ batch_order() {
     # the structure first: a missing wait may still come out in order when
     # other work on the GPU delays the kernel, so each batch's range must
     # queue a GPU-side wait (wait_stream and Event.wait are cudaStreamWaitEvent)
-    local b n nowait=""
+    local b n nowait="" ks
     n=$(tq main count nvtx:batch)
     for ((b = 1; b <= n; b++)); do
-        [ "$(tq main count api:cudaStreamWaitEvent --window "nvtx:batch#$b")" -gt 0 ] ||
+        # the wait must be the batch kernels' stream's (current.wait_stream(side),
+        # not side.wait_stream(current))
+        ks=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $4; exit }')
+        tq main list sync:wait --window "nvtx:batch#$b" | awk -F'\t' -v s="$ks" '$5 == s { f = 1 } END { exit !f }' ||
             nowait+="${nowait:+, }$((b - 1))"
     done
-    [ -z "$nowait" ] || { say_fail "in every batch, the current stream told to wait for the side stream (a cudaStreamWaitEvent)" \
-        "no wait queued in batch $nowait" \
+    [ -z "$nowait" ] || { say_fail "in every batch, the stream of its kernels (the current one) told to wait for the side stream (a cudaStreamWaitEvent on it)" \
+        "no such wait queued in batch $nowait" \
         "the side stream is non-blocking: the current stream must wait for it, torch.cuda.current_stream().wait_stream(side), before the batch is used (TODO 4)"; return 1; }
     bad=$(awk 'NF < 3 || $3 == "-" || $3 < $2 - 0.001 { printf "%sbatch %d: its first kernel started at %s ms, its copy ended at %s ms", (n++ ? "; " : ""), $1 - 1, $3, $2 }' <<<"$lines")
     [ -n "$lines" ] && [ -z "$bad" ] || say_fail \
@@ -266,17 +270,74 @@ batch_order() {
     is_true 'k <= d' k="$k1" d="$d" || say_fail \
         "the kernel ended before the clock stopped (the range \"sync_both\", $(fmt "$d") ms)" \
         "it ended $(fmt "$(awk -v k="$k1" -v d="$d" 'BEGIN { print k - d }')") ms after" \
-        "launches return at once: torch.cuda.synchronize() after x.normal_() and before t1 (TODO 6)"
+        "a launch is asynchronous, it returns before its kernel is done: torch.cuda.synchronize() after x.normal_() and before t1 (TODO 6)"
 }
 
 @test "the clock of the synchronized case starts with the GPU idle" {
     need_run main
     need_trace main
-    local p
+    local p a b n
     draw_on_fail main --window nvtx:sync_neither+gpu --window nvtx:sync_both
+    # the structure first: the previous case's kernel may happen to be done
+    # when the clock starts, so a wait must be there, after the range
+    # "sync_neither" and before the fourth case's launch
+    a=$(tq main list nvtx:sync_neither | awk -F'\t' 'NR == 1 { print $2 }')
+    b=$(tq main list api:cudaLaunchKernel --window nvtx:sync_both | awk -F'\t' 'NR == 1 { print $1 }')
+    [ -n "$a" ] && [ -n "$b" ] || { say_fail "the ranges \"sync_neither\" and \"sync_both\", a kernel launched in the second" \
+        "${a:-no range sync_neither}${b:-, no launch in sync_both}" "keep part 3's cases as given"; return 1; }
+    n=$(tq main list api --from "$a" --to "$b" | awk -F'\t' '$6 ~ /Synchronize$/' | grep -c . || true)
+    [ "$n" -gt 0 ] || { say_fail "a torch.cuda.synchronize() after the third case and before the fourth case's launch" \
+        "no wait for the GPU in between" \
+        "the kernel of the case before it may still run: torch.cuda.synchronize() before the range, before t0 (TODO 6)"; return 1; }
     p=$(queued sync_both | awk -F'\t' '$1 == "P" && $3 > 0 { n++; if ($3 > m) m = $3 } END { if (n) printf "%d GPU operations queued earlier ran on until %.3g ms after the clock started", n, m }')
     [ -z "$p" ] || say_fail "no GPU work queued before the range \"sync_both\" still running in it" "$p" \
         "the kernel of the case before it still ran: torch.cuda.synchronize() before the range, before t0 (TODO 6)"
+}
+
+# record_stream(s) marks a tensor as used by stream s: when it is freed, the
+# caching allocator records an event on s and hands its memory out again only
+# once that event is reached (PyTorch docs, Tensor.record_stream). Batch b's
+# tensor is freed in batch b + 1's range (cur = nxt): an event recorded there
+# on the stream of the kernels is its mark. Without it, the memory may go to
+# the copy after next while the kernels still read it: wrong only when the
+# timing is unlucky; the mark is there, or not, every time.
+@test "each batch's memory goes back to the allocator only after the current stream's use of it" {
+    need_run main
+    need_trace main
+    local b n ks miss=""
+    draw_on_fail main --window nvtx:side_stream+gpu
+    n=$(tq main count nvtx:batch)
+    [ "$n" -ge 2 ] || { say_fail "two or more NVTX ranges \"batch\"" "$n" "keep part 2's loop as given"; return 1; }
+    for ((b = 2; b <= n; b++)); do
+        ks=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $4; exit }')
+        queued batch "$b" | awk -F'\t' -v s="$ks" '$1 == "E" && $3 == s { f = 1 } END { exit !f }' ||
+            miss+="${miss:+, }$((b - 2))"
+    done
+    [ -z "$miss" ] || say_fail \
+        "when a batch's tensor is freed (in the next batch), an event recorded on the stream of its kernels: the allocator's mark of record_stream" \
+        "none for batch $miss" \
+        "the tensor was copied in on the side stream, so the allocator knows only that stream: cur.record_stream(torch.cuda.current_stream()) tells it the current stream uses it too (TODO 5)"
+}
+
+# The time between two events can be read only once both are reached on
+# the GPU (torch raises an error otherwise, unless the GPU happens to be
+# done): the host must wait for the stop event first.
+@test "the host waits for the stop event before it reads the time" {
+    need_run main
+    need_trace main
+    local seen
+    draw_on_fail main --window nvtx:events+gpu
+    seen=$(tq main list api --window nvtx:events | awk -F'\t' '
+        $6 ~ /^cudaEventRecord/ { n++; waited = 0; next }
+        n >= 2 && $6 ~ /Synchronize$/ { waited = 1 }
+        $6 == "cudaEventElapsedTime" && n >= 2 && !waited { early = 1 }
+        END { if (n < 2) print n + 0 " events recorded"
+              else if (early || !waited) print "no wait for the GPU after the stop event was recorded"
+              else print "ok" }')
+    [ "$seen" = ok ] || say_fail \
+        "after stop.record(), a wait for it (stop.synchronize()) before start.elapsed_time(stop)" \
+        "$seen" \
+        "the kernel may still run when elapsed_time() is called: stop.synchronize() first (TODO 7)"
 }
 
 @test "torch.cuda.Event times exactly the kernel" {

@@ -103,7 +103,7 @@ mutant() {
     local t
     t=$(mktemp -d)
     cp "$KIT/solutions/$1/$(src "$1")" "$t/"
-    patch -s -p1 -d "$t" <"$2" >/dev/null || die "$2 does not apply"
+    patch -s -F0 -p1 -d "$t" <"$2" >/dev/null || die "$2 does not apply"
     cp "$t/$(src "$1")" "$3"
     rm -rf "$t"
 }

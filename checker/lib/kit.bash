@@ -141,10 +141,11 @@ without_bats_env() {
 variant_dirs() { (cd "$KIT_BUILD/variants" && ls -d */*); }
 
 # Copy every lab's starter, solution and mutants (the solution with a patch
-# applied) into $KIT_BUILD/variants/ID/KIND and build them all, in parallel;
-# the quick run (make test without a GPU) only applies the patches: 49 builds
-# take minutes on two cores, and a variant is built to be run on a GPU (make
-# check, make and CI's make test-all build every one too).
+# applied, with no fuzz: a patch whose context has moved on must fail, not
+# land on a line like it) into $KIT_BUILD/variants/ID/KIND and build them
+# all, in parallel; the quick run (make test without a GPU) only applies the
+# patches: 85 builds take minutes on two cores, and a variant is built to be
+# run on a GPU (make check, make and CI's make test-all build every one too).
 build_variants() {
     local id src p m v
     for id in $(lab_ids); do
@@ -158,7 +159,7 @@ build_variants() {
             m="$v/mut-$(basename "$p" .patch)"
             mkdir -p "$m"
             cp "$v/solution/Makefile" "$v/solution/$src" "$m/"
-            patch -s -p1 -d "$m" <"$p" >"$m/patch.log" 2>&1 || echo failed >"$m/patch.failed"
+            patch -s -F0 -p1 -d "$m" <"$p" >"$m/patch.log" 2>&1 || echo failed >"$m/patch.failed"
         done
     done
     local arch

@@ -79,7 +79,7 @@ cp "solutions/$LAB/Makefile" "solutions/$LAB/default_streams.cu" "$V/solution/"
 for p in checker/mutants/$LAB/*.patch; do
     m=$V/mut-$(basename "$p" .patch)
     mkdir -p "$m" && cp "$V/solution/Makefile" "$V/solution/default_streams.cu" "$m/"
-    patch -s -p1 -d "$m" <"$p" || echo "$p does not apply" >>"$OUT/build.log"
+    patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" >>"$OUT/build.log"
 done
 # a student's predictions beside the solution and the mutant shown to students
 for v in solution mut-pipeline-memset-on-stream-0; do

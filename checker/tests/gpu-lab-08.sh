@@ -32,7 +32,7 @@ cp labs/08-pytorch/{Makefile,streams.py} "$V/starter/"
 for p in checker/mutants/08-pytorch/*.patch; do
     m="$V/mut-$(basename "$p" .patch)"
     mkdir -p "$m" && cp solutions/08-pytorch/{Makefile,streams.py} "$m/"
-    patch -s -p1 -d "$m" <"$p" || echo "$p does not apply" | tee -a "$log"
+    patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" | tee -a "$log"
 done
 for d in "$V"/*; do make --no-print-directory -s -C "$d" KIT_ROOT="$KIT" >>"$log" 2>&1; done
 

@@ -46,7 +46,7 @@ cp "checker/tests/fixtures/learn/$LAB.predictions" "$V/solution/predictions.txt"
 for p in checker/mutants/$LAB/*.patch; do
     m="$V/mut-$(basename "$p" .patch)"
     mkdir -p "$m" && cp solutions/$LAB/{Makefile,multi_gpu.cu} "$m/"
-    patch -s -p1 -d "$m" <"$p" || echo "$p does not apply" | tee -a "$log"
+    patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" | tee -a "$log"
 done
 (cd "$V" && ls -d *) | xargs -P "$(nproc)" -I{} make --no-print-directory -s -C "$V/{}" KIT_ROOT="$KIT" >>"$log" 2>&1
 

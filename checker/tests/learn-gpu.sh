@@ -55,7 +55,7 @@ for lm in $MUTANTS; do
         cp "$KIT/solutions/$lab/Makefile" "$KIT/solutions/$lab/$src" "$V/$lab/$v/"
         cp "$LEARN/$lab.predictions" "$V/$lab/$v/predictions.txt"
     done
-    patch -s -p1 -d "$V/$lab/mut-$mut" <"$KIT/checker/mutants/$lab/$mut.patch" ||
+    patch -s -F0 -p1 -d "$V/$lab/mut-$mut" <"$KIT/checker/mutants/$lab/$mut.patch" ||
         { echo "learn-gpu: $lab/$mut.patch does not apply" >&2; exit 1; }
 done
 (cd "$V" && ls -d */*) | xargs -P "$(nproc)" -I{} sh -c \

@@ -29,7 +29,7 @@ for id in "${labs[@]}"; do
     for p in checker/mutants/"$id"/*.patch; do
         m="$work/$id/mut-$(basename "$p" .patch)"
         mkdir -p "$m" && cp "$work/$id/solution/Makefile" "$work/$id/solution/$src" "$m/"
-        patch -s -p1 -d "$m" <"$p" || echo "$p does not apply" >&2
+        patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" >&2
     done
 done
 (cd "$work" && ls -d */*) | xargs -P "$(nproc)" -I{} make --no-print-directory -s -C "$work/{}" KIT_ROOT="$KIT" >/dev/null

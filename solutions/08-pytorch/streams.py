@@ -313,6 +313,7 @@ def part_timing(o):
     with torch.cuda.nvtx.range('sync_both'):
         t0 = time.perf_counter()
         x.normal_()
+        # TODO(6), its second part
         torch.cuda.synchronize()
         t1 = time.perf_counter()
     ms['sync_both'] = 1e3 * (t1 - t0)
