@@ -9,10 +9,12 @@ on stdout as "refused: NAME (why)", every member that could land outside
 DEST or is not a plain file: an absolute path (/x, C:/x), a '..' in its
 path, a symbolic link. Backslashes in a name are taken as folder
 separators (some Windows tools write them). Exit status 0 when the archive
-was read (refusals or not); 1 when it cannot be opened or a member cannot
-be unpacked (damaged, encrypted, an unknown compression, past the file size
-limit), with one line on
-stdout: "error: why". Standard library only.
+was read (refusals or not); 1 when it cannot be opened, with one line on
+stdout, "error: why", or when a member cannot be unpacked (damaged,
+encrypted, an unknown compression, past the file size limit): then one line
+"error: member NAME cannot be unpacked (why)" for each such member, none of
+it left behind, and every other member unpacked all the same (a lab whose
+file is intact is graded). Standard library only.
 """
 import os
 import shutil
@@ -31,6 +33,7 @@ def main():
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as e:
         print("error: %s" % e)
         return 1
+    failed = 0
     with z:
         for info in z.infolist():
             name = info.filename.replace("\\", "/")
@@ -59,8 +62,13 @@ def main():
             except Exception as e:     # damaged, encrypted, too large, zlib.error...
                 print("error: member %s cannot be unpacked (%s: %s)"
                       % (info.filename, type(e).__name__, e))
-                return 1
-    return 0
+                failed = 1
+                try:
+                    if not name.endswith("/") and os.path.isfile(path):
+                        os.remove(path)    # no half of a member
+                except OSError:
+                    pass
+    return failed
 
 
 if __name__ == "__main__":

@@ -332,6 +332,26 @@ EOF
     [ ! -e /tmp/cuda-stream-labs-zip-absolute.txt ]
 }
 
+@test "a damaged member of a zip is named, and every intact member is unpacked all the same" {
+    local d="$BATS_TEST_TMPDIR/uz"
+    mkdir -p "$d"
+    python3 - "$d/t.zip" <<'EOF2'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("my-labs/sync_copy.cu", "A" * 5000)
+    z.writestr("my-labs/async_copy.cu", "B" * 5000)
+data = bytearray(open(sys.argv[1], "rb").read())
+i = data.find(b"my-labs/sync_copy.cu") + len("my-labs/sync_copy.cu") + 5
+data[i] ^= 0xff; data[i + 1] ^= 0xff        # the first member's data, damaged
+open(sys.argv[1], "wb").write(bytes(data))
+EOF2
+    run -1 python3 "$GRADE/unzip.py" "$d/t.zip" "$d/out"
+    echo "$output"
+    [[ $output == "error: member my-labs/sync_copy.cu cannot be unpacked"* ]]
+    [ -f "$d/out/my-labs/async_copy.cu" ]
+    [ ! -e "$d/out/my-labs/sync_copy.cu" ]
+}
+
 @test "an archive that cannot be opened is an error of the grader in every report, never missing" {
     local r
     r=$(grep '^zip-broken,02-async-copy,' "$O/gradebook.csv")
