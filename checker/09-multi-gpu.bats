@@ -39,17 +39,6 @@ setup_file() {
     run_lab nodev --env CUDA_VISIBLE_DEVICES= --
 }
 
-# gpus RUN: the GPUs the run used (its figure "gpus"), a whole number
-gpus() { local v; v=$(figure "${1:-main}" gpus); echo "${v%%.*}"; }
-
-# need_gpus N [RUN]: skip, not graded, where the run had fewer than N GPUs
-# ("needs N GPUs" is what run-checks and the grader count as not graded).
-need_gpus() {
-    local have
-    have=$(gpus "${2:-main}")
-    [ "${have:-0}" -ge "$1" ] || skip "needs $1 GPUs: this machine has ${have:-no figure gpus, so 1}"
-}
-
 # slices_on RUN DEVICE: how many slices part 1 put on GPU DEVICE (slice s
 # goes to GPU s % gpus).
 slices_on() {

@@ -316,6 +316,19 @@ need_figure() {
     echo "$v"
 }
 
+# gpus RUN: the GPUs run RUN used, as a lab of several GPUs prints them (its
+# figure "gpus"), a whole number; nothing where it printed none.
+gpus() { local v; v=$(figure "${1:-main}" gpus); echo "${v%%.*}"; }
+
+# need_gpus N [RUN]: skip the check where the run (default main) had fewer
+# than N GPUs. "needs N GPUs" starts the reason: run-checks, the reports
+# and the grader count such a check as not graded, like one with no GPU.
+need_gpus() {
+    local have
+    have=$(gpus "${2:-main}")
+    [ "${have:-0}" -ge "$1" ] || skip "needs $1 GPUs: this machine has ${have:-no figure gpus, so 1}"
+}
+
 # is_true EXPR [VAR=VALUE...]: evaluate a comparison of numbers with awk.
 #   is_true 'a < 0.25 * b' a=0.1 b=2
 is_true() {

@@ -180,16 +180,9 @@ expected_check() { sed -n '1,5s/^# expect: //p' "$1"; }
 # mutant_gpus PATCH: the GPUs it takes to tell the mutant from the solution
 # ("# needs: 2 GPUs" line; 1 without one)
 mutant_gpus() { local n; n=$(sed -n '1,5s/^# needs: \([0-9][0-9]*\) GPUs$/\1/p' "$1"); echo "${n:-1}"; }
-# kit_gpus: the GPUs a lab program here sees: nvidia-smi's count, or as many
-# as CUDA_VISIBLE_DEVICES names where it is set (0 without a driver or GPU)
-kit_gpus() {
-    local n
-    n=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c . || true)
-    if [ -n "${CUDA_VISIBLE_DEVICES+x}" ] && [ "${n:-0}" -gt 0 ]; then
-        n=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c '[^[:space:]]' || true)
-    fi
-    echo "${n:-0}"
-}
+# kit_gpus: the GPUs a lab program here sees (the grader's visible_gpus:
+# nvidia-smi's count, or as many as CUDA_VISIBLE_DEVICES names)
+kit_gpus() { (. "$KIT_ROOT/checker/grade/lib.bash" && visible_gpus); }
 
 # check_variant ID/KIND: run the lab's checker on that variant; TAP in KIND/checks.tap.
 check_variant() {

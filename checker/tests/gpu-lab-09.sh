@@ -27,9 +27,7 @@ command -v bats >/dev/null || { echo "gpu-lab-09.sh: no bats (apt-get install ba
 ST=checker/trace/streamtrace
 log=$OUT/log.txt
 : >"$log"
-GPUS=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c . || true)
-[ -z "${CUDA_VISIBLE_DEVICES+x}" ] || [ "${GPUS:-0}" = 0 ] ||
-    GPUS=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c '[^[:space:]]' || true)
+GPUS=$(. checker/grade/lib.bash && visible_gpus)
 [ "${GPUS:-0}" -gt 0 ] || { echo "gpu-lab-09.sh: not run: no GPU (nvidia-smi lists none)"; exit 77; }
 NAME="$GPUS x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
 
