@@ -4,13 +4,16 @@
 #   checker/tests/gpu-lab-08.sh            (from the kit's root; OUT=DIR for files)
 #
 # Builds the kit, checks lab 08's solution, starter and every mutant with the
-# checker alone, then once more each beside 3 `make check-solutions` (labs
-# 01-06 and 08); records the replays (OUT/replays-08.tgz: unpack it over
+# checker alone, then once more each beside 3 `make check-solutions` (every
+# lab's solution, each checker over and over until the round is done;
+# ROUNDS="alone" or "shared" runs one round only); records the replays
+# (RECORD=0: not) (OUT/replays-08.tgz: unpack it over
 # checker/tests/replays/, then delete replays/08-pytorch/model.py); draws the
 # deck's timeline (OUT/08-pytorch.svg -> slides/timelines/); prints one table:
 # verdicts, and the figures the lab's closing note needs (pinned H2D GB/s of
 # lab 08 and of lab 03 at 256 MiB, from their traces).
 set -u
+ROUNDS=${ROUNDS:-alone shared} RECORD=${RECORD:-1}
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 KIT=$PWD
 OUT=${OUT:-$KIT/build/gpu-lab-08}
@@ -62,22 +65,35 @@ round() {   # round LABEL: every variant once through the checker
 }
 : >"$OUT/table.txt"
 t0=$(date +%s)
-round alone
+[[ " $ROUNDS " == *" alone "* ]] && round alone
 t1=$(date +%s)
-# beside 3 make check-solutions
-pids=()
-for i in 1 2 3; do
-    (make --no-print-directory check-solutions >"$OUT/beside-$i.log" 2>&1; echo "beside $i: exit $?" >>"$OUT/beside.txt") &
-    pids+=($!)
-done
-round shared
-wait "${pids[@]}"
+# beside: 3 make check-solutions, each over and over until the round is done
+stop=$(mktemp -u)
+beside() {
+    local j=0
+    while [ ! -e "$stop" ]; do
+        j=$((j + 1))
+        make --no-print-directory check-solutions >"$OUT/beside-$1.log" 2>&1
+        echo "beside $1 run $j: exit $?" >>"$OUT/beside.txt"
+    done
+}
+if [[ " $ROUNDS " == *" shared "* ]]; then
+    pids=()
+    for i in 1 2 3; do beside "$i" & pids+=($!); done
+    sleep 3
+    round shared
+    touch "$stop"
+    wait "${pids[@]}"
+    rm -f "$stop"
+fi
 t2=$(date +%s)
 
 # replays, the SVG
-checker/tests/record-replays.sh "$OUT/rec" 08-pytorch >>"$log" 2>&1
-tar -C "$OUT/rec" -xzf "$OUT/rec/replays.tgz" && tar -C "$OUT/rec/replays" -czf "$OUT/replays-08.tgz" 08-pytorch
-rm -rf "$OUT/rec"
+if [ "$RECORD" = 1 ]; then
+    checker/tests/record-replays.sh "$OUT/rec" 08-pytorch >>"$log" 2>&1
+    tar -C "$OUT/rec" -xzf "$OUT/rec/replays.tgz" && tar -C "$OUT/rec/replays" -czf "$OUT/replays-08.tgz" 08-pytorch
+    rm -rf "$OUT/rec"
+fi
 (cd solutions/08-pytorch && "$KIT/$ST" run -o "$OUT/sol.trace" -- ./streams >"$OUT/sol.out" 2>&1)
 "$ST" svg --window nvtx:side_stream+gpu "$OUT/sol.trace" -o "$OUT/08-pytorch.svg" >>"$log" 2>&1
 "$ST" timeline --width 100 --window nvtx:side_stream+gpu "$OUT/sol.trace" >"$OUT/sol-timeline.txt" 2>&1
