@@ -7,7 +7,8 @@ on one with one): then delete this file.
 
 Writes VARIANT/r.{out,err,rc,trace} and VARIANT/seed beside this file: the
 solution, the starter and every mutant of checker/mutants/09-multi-gpu on
-two GPUs, and `one-gpu`, the solution on a machine with one. Each is what
+two GPUs (`one-gpu`, the solution on a machine with one GPU, is a run
+recorded on an H100 by checker/tests/gpu-lab-09.sh). Each is what
 the program would print, and a trace in format 2 (checker/trace/FORMAT.md)
 of what the GPUs would do by CUDA's rules: per GPU one H2D and one D2H copy
 engine and one kernel at a time; a stream's work in order; a copy between
@@ -535,8 +536,7 @@ def main():
     for v in variants:
         write(v)
         print(v)
-    write('solution', 1, 'one-gpu')
-    print('one-gpu')
+    # `one-gpu` was recorded on an H100 (checker/tests/gpu-lab-09.sh): kept
 
 
 main()
