@@ -246,10 +246,10 @@ bw_agree() {
         "${cause:+$cause; }record start after the warm-up and right before the loop, stop right after it, on the copies' stream; cudaEventSynchronize(stop) before cudaEventElapsedTime; GB/s = bytes / (ms * 1e6) (TODO 1)"
 }
 
-# 42 pairs of stamps a run: the one check where a switch to another program
-# between the event's stamp and the trace's (see same_gpu_time) is likely
-# enough to count, so it may look at up to 2 more runs. A wrong unit or
-# window is wrong in every run.
+# 42 pairs of stamps a run: a switch to another program between an event's
+# stamp and the trace's (see same_gpu_time) can put one pair apart, so this
+# check, like every check of a printed event time, may look at up to 2 more
+# runs. A wrong unit or window is wrong in every run.
 @test "the printed bandwidths agree with the traced copies" {
     need_run main
     need_trace main

@@ -96,6 +96,14 @@ your_run() {
 # GPU's own stamps of both. So event_ms must be the time between the events
 # right around the timed kernel, and those must enclose that kernel alone.
 # Another program on the GPU may stretch the interval, never split the two.
+# event_time RUN: event_ms agrees with the events around the timed kernel.
+# Another program can come between an event's own stamp and the trace's, so
+# this part may look at up to 2 more runs (see same_gpu_time).
+event_time() {
+    check_event_time "$1" kernel:busy_kernel 2 event_ms "the timed busy_kernel (the 2nd)" 1 \
+        "record start and stop on stream s, the kernel's stream (stream 0 does not wait for a non-blocking stream), and cudaEventSynchronize(stop) before reading"
+}
+
 @test "the event time matches the kernel's traced duration" {
     need_run main
     need_trace main
@@ -107,8 +115,7 @@ your_run() {
         "cudaErrorNotReady: the time was read before the stop event was reached; cudaEventSynchronize(stop) first"; return 1; }
     [ "$(tq main count kernel:busy_kernel)" -ge 2 ] || { say_fail "7 runs of busy_kernel in the trace" \
         "$(tq main count kernel:busy_kernel)" "keep every busy() call of parts 1 and 2"; return 1; }
-    check_event_time main kernel:busy_kernel 2 event_ms "the timed busy_kernel (the 2nd)" 1 \
-        "record start and stop on stream s, the kernel's stream (stream 0 does not wait for a non-blocking stream), and cudaEventSynchronize(stop) before reading"
+    second_chance main event_time
 }
 
 @test "a host clock without a synchronize times only the launch" {

@@ -25,7 +25,8 @@ setup_file() {
     run_lab nodev --env CUDA_VISIBLE_DEVICES= --
 }
 
-# queued RANGE [K]: what the code in the Kth NVTX range RANGE (default the
+# queued RANGE [K]: what the code in the Kth NVTX range RANGE (of run
+# QUEUED_RUN, default main; default the
 # first) did, from the trace file itself, times in ms (from the same origin in
 # every call):
 #   R  START END                 the range
@@ -68,7 +69,7 @@ queued() {
                 } else if (g[i] != "E" && (c in as) && as[c] < r0 && ge[i] > r0)
                     printf "P\t%.6f\t%.6f\n", ge[i] / 1e6, (ge[i] - r0) / 1e6
             }
-        }' "$RUNS/main.trace" | sort -t $'\t' -k1,1 -k2,2g
+        }' "$RUNS/${QUEUED_RUN:-main}.trace" | sort -t $'\t' -k1,1 -k2,2g
 }
 
 # stream_kind ID: "KIND SYNC" of the stream ID, as the trace declares it
@@ -340,12 +341,13 @@ batch_order() {
         "the kernel may still run when elapsed_time() is called: stop.synchronize() first (TODO 7)"
 }
 
-@test "torch.cuda.Event times exactly the kernel" {
-    need_run main
-    need_trace main
-    local v e0 e1 ks w
-    draw_on_fail main --window nvtx:events+gpu
-    v=$(need_figure main event_ms) || return 1
+# event_time RUN: event_ms is the time between the two events, which enclose
+# the kernel alone. Another program can come between an event's own stamp
+# and the trace's, so this check may look at up to 2 more runs (see
+# same_gpu_time in lib/checks.bash); a misplaced event is misplaced in every run.
+event_time() {
+    local v e0 e1 ks w QUEUED_RUN=$1
+    v=$(need_figure "$1" event_ms) || return 1
     read -r e0 e1 ks <<<"$(queued events | awk -F'\t' '$1 == "E" { e[++n] = $2 } $1 == "K" { k[++m] = $2 " " $3 }
         END { if (n != 2) { print "- -", n + 0; exit }
               for (i = 1; i <= m; i++) { split(k[i], x, " "); if (x[1] >= e[1] && x[2] <= e[2]) in_++ }
@@ -359,6 +361,13 @@ batch_order() {
     same_gpu_time "$v" "$w" || say_fail \
         "event_ms = the GPU's time between those two events, $(fmt "$w") ms (within 0.5% + 0.1 ms)" \
         "event_ms = $v" "event_ms = start.elapsed_time(stop), already in ms (TODO 7)"
+}
+
+@test "torch.cuda.Event times exactly the kernel" {
+    need_run main
+    need_trace main
+    draw_on_fail main --window nvtx:events+gpu
+    second_chance main event_time
 }
 
 @test "a bad option is refused with usage and exit status 2" {

@@ -376,24 +376,32 @@ near_bound() {
 
 # A printed time is cudaEventElapsedTime between the events around one copy:
 # the same interval as the GPU's own stamps of those events in the trace.
-@test "the printed copy times are the GPU's own times of those copies" {
-    need_run main
-    need_trace main
+# Another program can come between an event's own stamp and the trace's, so
+# this check may look at up to 2 more runs (see same_gpu_time in
+# lib/checks.bash); a misplaced event is misplaced in every run.
+# copy_times RUN: every printed copy time agrees with its events.
+copy_times() {
     local r line=0 k dir sel
     for r in staged direct; do
-        draw_on_fail main --window "nvtx:$r"
-        [ "$(copies main "$r" | wc -l)" = 2 ] || { say_fail \
+        [ "$(copies "$1" "$r" | wc -l)" = 2 ] || { say_fail \
             "two copies between the GPUs in the range \"$r\"" \
-            "$(copies main "$r" | wc -l)" "exchange() copies each side's numbers to the other (TODO 4)"; return 1; }
+            "$(copies "$1" "$r" | wc -l)" "exchange() copies each side's numbers to the other (TODO 4)"; return 1; }
         while IFS=$'\t' read -r k _ _ _ _ _ _ sel; do
             line=$((line + 1))
             dir=$([ "$line" = 1 ] && echo 0to1 || echo 1to0)
-            check_event_time main "$sel" "$k" "${r}_${dir}_ms" "the $r copy from GPU ${dir%to*} to GPU ${dir#*to}" 1 \
+            check_event_time "$1" "$sel" "$k" "${r}_${dir}_ms" "the $r copy from GPU ${dir%to*} to GPU ${dir#*to}" 1 \
                 "the events ev[k][0] and ev[k][1] are recorded in the copy's own stream, right before and after it (TODO 4: the copy goes in p->stream[k])" ||
                 return 1
-        done < <(copies main "$r")
+        done < <(copies "$1" "$r")
         line=0
     done
+}
+
+@test "the printed copy times are the GPU's own times of those copies" {
+    need_run main
+    need_trace main
+    draw_on_fail main --window nvtx:staged --window nvtx:direct
+    second_chance main copy_times
 }
 
 @test "the printed bandwidths are the bytes over the printed times" {
