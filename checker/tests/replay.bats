@@ -497,6 +497,71 @@ PY
     grep -q 'not put to the test in 3 runs: its D2H copy began at' "$BATS_TEST_TMPDIR/$v.log"
 }
 
+# late_07 DIR [AGAIN]: in DIR, a run of lab 07's solution whose second host
+# thread of part 2 (range "part2_per_thread") was held back until the first
+# thread's kernel had ended, as a busy machine can (seen once grading 8
+# submissions at once on an H100): the recorded solution, with every record
+# of that thread, and the GPU work it queued, 0.5 ms after the other
+# thread's kernel. AGAIN: the recorded solution is the re-run (r.2.*).
+late_07() {
+    local d=$1 r="$KIT_ROOT/checker/tests/replays/07-default-streams"
+    mkdir -p "$d"
+    cp "$r/solution/seed" "$r/solution/r.out" "$r/solution/r.err" "$r/solution/r.rc" "$d/"
+    python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split('\n')
+rec = [l.split('\t') for l in lines]
+r0, r1 = next((int(f[1]), int(f[2])) for f in rec if f[0] == 'nvtx' and f[-1] == 'part2_per_thread')
+# the two worker threads of the range, by their first call
+first = {}
+for f in rec:
+    if f[0] == 'api' and r0 <= int(f[1]) <= r1:
+        first[f[3]] = min(first.get(f[3], int(f[1])), int(f[1]))
+a, b = sorted(first, key=first.get)[:2]
+corr = {f[4]: f[3] for f in rec if f[0] == 'api' and f[3] in (a, b)}
+def kernel_end(t):
+    return max(int(f[2]) for f in rec if f[0] == 'kernel' and corr.get(f[7]) == t and r0 <= int(f[1]) <= r1)
+delta = kernel_end(a) + 500000 - first[b]
+def mine(f):
+    if f[0] in ('api', 'nvtx'):
+        return f[3] == b and r0 <= int(f[1]) <= r1
+    c = f[7] if f[0] == 'kernel' else f[-1]
+    return f[0] in ('copy', 'kernel', 'sync') and corr.get(c) == b
+end = 0
+for f in rec:
+    if mine(f):
+        f[1], f[2] = str(int(f[1]) + delta), str(int(f[2]) + delta)
+        end = max(end, int(f[2]))
+for f in rec:
+    if f[0] == 'nvtx' and f[-1] == 'part2_per_thread':
+        f[2] = str(max(int(f[2]), end + 100000))
+open(sys.argv[2], 'w').write('\n'.join('\t'.join(f) for f in rec))
+PY
+    if [ -n "${2:-}" ]; then
+        local f
+        for f in out err rc trace; do cp "$r/solution/r.$f" "$d/r.2.$f"; done
+    fi
+}
+
+@test "lab 07: a run whose second thread queued its kernel only after the first's had ended is run again" {
+    local v=07-default-streams/late check="the two threads' kernels ran at the same time"
+    late_07 "$BATS_TEST_TMPDIR/late" again
+    REPLAY_DIR="$BATS_TEST_TMPDIR/late" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    grep -qx "ok 1 $check" "$(tap_of "$v")"
+    grep -q 'shown by re-run 1 of 2: in the run before it thread 2 queued its kernel at .* ms, after thread 1.s kernel had ended at' "$BATS_TEST_TMPDIR/$v.log"
+}
+
+@test "lab 07: when no run could show the threads at once, the check passes and says so" {
+    skip_full "one more replay, three runs of it"
+    local v=07-default-streams/late check="the two threads' kernels ran at the same time"
+    late_07 "$BATS_TEST_TMPDIR/late"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/late" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    grep -qx "ok 1 $check" "$(tap_of "$v")"
+    grep -q 'not put to the test: in every run one thread queued its kernel only after the other.s had ended' "$BATS_TEST_TMPDIR/$v.log"
+}
+
 # make test-shared keeps every run (KEEP_RUNS) in a folder made on the way.
 # Lab 03's check once wrote into it before it existed: its awk died with the
 # verdict unwritten, and the unit mutant passed (seen on an H100).
