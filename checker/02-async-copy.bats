@@ -193,7 +193,10 @@ gpu_time() {
     local streams sel off
     streams=$(tq main streams gpu | awk '{ print $2 }' | sort -u | tr '\n' ' ')
     [ "$streams" = "created " ] || {
-        tq main streams gpu | sed 's/^/note: stream /'
+        # the streams by the names the drawing gives their lanes
+        tq main streams gpu | awk '{ printf "%s%s", (NR > 1 ? ", " : "note: the run used "),
+            ($2 == "default" ? "default (the legacy default stream)" : "stream " $1 " (" $2 ($4 != "-" ? ", " $4 : "") ")") }
+            END { if (NR) print "" }'
         # what ran elsewhere is the hint: the kernel or a copy
         off=$(ran_elsewhere main created)
         local fix="the default stream shows up when a call has no stream: the 4th launch parameter <<<b, t, 0, stream>>> (TODO 3), cudaMemcpyAsync's last argument, not cudaMemcpy"
