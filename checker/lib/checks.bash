@@ -180,10 +180,12 @@ second_chance() {
     return 1
 }
 
-# second_look RUN TESTED CHECK...: a check of correctness whose run may not
-# have put to the test the mistake it looks for: a program that reads its
-# results before it waits for the GPU gets them right when the GPU happened
-# to be done first, as it can be on a GPU that other programs share.
+# second_look RUN TESTED CHECK...: a check whose run may not have put to the
+# test the mistake it looks for: a program that reads its results before it
+# waits for the GPU gets them right when the GPU happened to be done first,
+# as it can be on a GPU that other programs share (lab 02); two host threads
+# cannot show their kernels running at once when one was held back until the
+# other's kernel had ended (lab 07).
 # CHECK RUN must pass; then, if TESTED RUN says that the run could not have
 # shown the mistake (it returns non-zero and prints why, in a few words), the
 # program is run again (rerun_lab), up to RERUNS_MAX times, and CHECK must
