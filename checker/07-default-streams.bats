@@ -237,13 +237,14 @@ threads_words() {
             "TODO 3: give every call the stream cudaStreamPerThread, crunch() too; a call without a stream, or with 0, goes to the legacy default stream, which is one for the whole device")"
 }
 
-# threads_overlap RUN: how long (ms) the two threads' kernels of run RUN ran
-# at the same time (0 or less: not at all); "-" without a kernel of each.
+# threads_overlap VIEW: how long (ms) the two threads' kernels of a
+# threads_view ran at the same time (0 or less: not at all); "-" without a
+# kernel of each.
 threads_overlap() {
     awk -F'\t' '$2 != "-" { n++; s[n] = $2; e[n] = $3 }
         END { if (n < 2) { print "-"; exit }
               lo = s[1] > s[2] ? s[1] : s[2]; hi = e[1] < e[2] ? e[1] : e[2]
-              printf "%.6f\n", hi - lo }' <<<"$(threads_view "$1")"
+              printf "%.6f\n", hi - lo }' <<<"$1"
 }
 
 # threads_tested RUN: could run RUN show whether the kernels run at once?
@@ -252,9 +253,10 @@ threads_overlap() {
 # a host thread back that long (seen once grading 8 submissions at once).
 # Then it says so and returns 1.
 threads_tested() {
-    local late
-    is_true 'ov > 0' ov="$(threads_overlap "$1" | sed 's/^-$/0/')" && return 0
-    late=$({ threads_view "$1" | sed 's/^/V\t/'; tq "$1" list api:cudaLaunchKernel "${THREADS[@]}" | sed 's/^/A\t/'; } |
+    local view late
+    view=$(threads_view "$1")
+    is_true 'ov > 0' ov="$(threads_overlap "$view" | sed 's/^-$/0/')" && return 0
+    late=$({ sed 's/^/V\t/' <<<"$view"; tq "$1" list api:cudaLaunchKernel "${THREADS[@]}" | sed 's/^/A\t/'; } |
         awk -F'\t' '$1 == "V" && $3 != "-" { n++; t[n] = $2; s[n] = $3; e[n] = $4; next }
             $1 == "A" && !(($11) in call) { call[$11] = $3 }
             END { if (n < 2) exit
@@ -269,7 +271,7 @@ threads_tested() {
 threads_at_once() {
     local view ov
     view=$(threads_view "$1")
-    ov=$(threads_overlap "$1")
+    ov=$(threads_overlap "$view")
     [ "$ov" != - ] || { say_fail "a kernel queued by each of the 2 host threads" \
         "$(threads_words "$view")" "keep worker() and run_threads() as given"; return 1; }
     is_true 'ov > 0' ov="$ov" && return 0

@@ -446,6 +446,17 @@ one_engine() {
     mutants_fail_named $runs
 }
 
+# derived REC DIR: DIR starts as a copy of the recording REC (its seed and
+# output, not its trace: the caller writes r.trace, changed).
+derived() { mkdir -p "$2" && cp "$1/seed" "$1/r.out" "$1/r.err" "$1/r.rc" "$2/"; }
+
+# rerun_is REC DIR: the recording REC is DIR's second call (r.2.*), as a
+# checker's re-run (second_look, second_chance) would get it.
+rerun_is() {
+    local f
+    for f in out err rc trace; do cp "$1/r.$f" "$2/r.2.$f"; done
+}
+
 # lucky_02 DIR [AGAIN]: in DIR, a run of lab 02 that read h_out before its
 # wait and got it right because the GPU was done first, as when another
 # program stretched the rehearsal the CPU work is sized from (seen once on
@@ -455,8 +466,7 @@ one_engine() {
 # call's run (r.2.*), as a re-run would have gone.
 lucky_02() {
     local d=$1 r="$KIT_ROOT/checker/tests/replays/02-async-copy"
-    mkdir -p "$d"
-    cp "$r/solution/seed" "$r/solution/r.out" "$r/solution/r.err" "$r/solution/r.rc" "$d/"
+    derived "$r/solution" "$d"
     python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().split('\n')
@@ -471,10 +481,7 @@ for l in lines:
     out.append('\t'.join(f))
 open(sys.argv[2], 'w').write('\n'.join(out))
 PY
-    if [ -n "${2:-}" ]; then
-        local f
-        for f in out err rc trace; do cp "$r/mut-read-before-sync/r.$f" "$d/r.2.$f"; done
-    fi
+    [ -z "${2:-}" ] || rerun_is "$r/mut-read-before-sync" "$d"
 }
 
 @test "lab 02: a run that read its results before the wait and got them right by chance is run again" {
@@ -506,8 +513,7 @@ PY
 # (both kernels on the legacy stream) is the re-run (r.2.*).
 late_07() {
     local d=$1 r="$KIT_ROOT/checker/tests/replays/07-default-streams"
-    mkdir -p "$d"
-    cp "$r/solution/seed" "$r/solution/r.out" "$r/solution/r.err" "$r/solution/r.rc" "$d/"
+    derived "$r/solution" "$d"
     python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().split('\n')
@@ -538,10 +544,7 @@ for f in rec:
         f[2] = str(max(int(f[2]), end + 100000))
 open(sys.argv[2], 'w').write('\n'.join('\t'.join(f) for f in rec))
 PY
-    if [ -n "${2:-}" ]; then
-        local f
-        for f in out err rc trace; do cp "$r/mut-threads-kernel-on-stream-0/r.$f" "$d/r.2.$f"; done
-    fi
+    [ -z "${2:-}" ] || rerun_is "$r/mut-threads-kernel-on-stream-0" "$d"
 }
 
 @test "lab 07: a run whose second thread queued its kernel only after the first's had ended is run again" {
