@@ -10,10 +10,10 @@
 # needs: 2 GPUs") is not judged, and says so. Every checker run gets the
 # replays' seed (20261123). Records the replays from the runs alone
 # (OUT/replays-09.tgz: on two GPUs the solution, starter and mutants, on one
-# GPU the solution as `one-gpu`; unpack it over checker/tests/replays/, and
-# delete replays/09-multi-gpu/model.py once both exist); draws the deck's
-# timeline (OUT/09-multi-gpu.svg -> slides/timelines/, from two GPUs); prints
-# one table of verdicts and the lab's figures from the solution's trace.
+# GPU the solution as `one-gpu`; unpack it over checker/tests/replays/);
+# draws the deck's timeline (OUT/09-multi-gpu.svg -> slides/timelines/, from
+# two GPUs); prints one table of verdicts and the lab's figures from the
+# solution's trace.
 # Exit status 0: every verdict right; 1: some wrong; 77: no CUDA device.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
