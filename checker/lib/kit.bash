@@ -117,6 +117,22 @@ gpu_or_skip() {
 # The labs: every checker/NN-name.bats, by id.
 lab_ids() { (cd "$KIT_ROOT/checker" && ls [0-9][0-9]-*.bats | sed 's/\.bats$//'); }
 
+# selftest_labs: the labs whose starter, solution and mutants the self-test
+# builds and, on a GPU, checks: every lab, or those KIT_LABS names, by number
+# or whole name ("07 09", "07,09-multi-gpu"). A name that is no lab's fails,
+# and says which labs there are: a typo must not make a self-test of nothing.
+selftest_labs() {
+    local all want id
+    all=$(lab_ids)
+    [ -n "${KIT_LABS:-}" ] || { echo "$all"; return 0; }
+    for want in ${KIT_LABS//,/ }; do
+        id=$(grep -E "^${want//[^0-9a-z-]/}(-|\$)" <<<"$all" | head -n 1)
+        [ -n "$want" ] && [ -n "$id" ] || {
+            echo "KIT_LABS: no lab \"$want\" (the labs: $(echo $all))" >&2; return 1; }
+        echo "$id"
+    done
+}
+
 # prog_of ID: the program a lab builds (PROG in its Makefile).
 prog_of() { sed -n 's/^PROG *:= *//p' "$KIT_ROOT/solutions/$1/Makefile"; }
 
@@ -147,8 +163,9 @@ variant_dirs() { (cd "$KIT_BUILD/variants" && ls -d */*); }
 # patches: 85 builds take minutes on two cores, and a variant is built to be
 # run on a GPU (make check, make and CI's make test-all build every one too).
 build_variants() {
-    local id src p m v
-    for id in $(lab_ids); do
+    local id src p m v labs
+    labs=$(selftest_labs) || return 1
+    for id in $labs; do
         src=$(src_of "$id")
         v="$KIT_BUILD/variants/$id"
         mkdir -p "$v/starter" "$v/solution"
@@ -167,7 +184,7 @@ build_variants() {
     kit_full || { progress "the quick run: $(variant_dirs | wc -l) variants made, none built (make test-all builds them)"; return 0; }
     progress "building $(variant_dirs | wc -l) variants${arch:+ for sm_$arch (no GPU here)}, $(kit_jobs) at a time"
     # a lab at a time, so that progress can say which are done
-    for id in $(lab_ids); do
+    for id in $labs; do
         variant_dirs | grep "^$id/" | xargs -P "$(kit_jobs)" -I{} sh -c \
             'make --no-print-directory -C "$1/$2" KIT_ROOT="$3" ${4:+CUDA_ARCH=$4} >"$1/$2/build.log" 2>&1; echo $? >"$1/$2/build.rc"' \
             _ "$KIT_BUILD/variants" {} "$KIT_ROOT" "$arch"

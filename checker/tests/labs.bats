@@ -3,6 +3,9 @@
 # right from wrong: on a GPU the solution passes every check, the unmodified
 # starter fails, and every mutant (a planted student mistake) fails the check
 # its patch names. Results are also written to build/selftest-gpu.txt.
+# KIT_LABS="07 09" builds and checks those labs' variants only (kit.bash's
+# selftest_labs): on a GPU the whole self-test of nine labs takes about ten
+# minutes.
 # With no GPU, variants are built for one architecture (kit_arch), not the
 # seven of a laptop build: it still proves each builds without warnings. The
 # quick run (make test without a GPU) builds none, and applies every mutant's
@@ -31,6 +34,15 @@ setup_file() {
     done
     echo "missing:$missing"
     [ -z "$missing" ]
+}
+
+@test "KIT_LABS picks the labs the self-test builds and checks; a name that is no lab's is refused" {
+    run -0 env KIT_LABS="07, 09-multi-gpu" bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/lib/kit.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
+    assert_output "$(printf '07-default-streams\n09-multi-gpu')"
+    run -0 env -u KIT_LABS bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/lib/kit.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
+    assert_output "$(lab_ids)"
+    run -1 env KIT_LABS="07 7" bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/lib/kit.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
+    assert_output --partial 'KIT_LABS: no lab "7" (the labs: 01-sync-copy '
 }
 
 @test "every mutant patch applies and names a check of its lab's checker" {
@@ -82,7 +94,7 @@ counts_of() { grep -E '^  [0-9]+ passed' "$KIT_BUILD/variants/$1/checks.log" | s
 @test "on a GPU, every solution passes every check" {
     gpu_or_skip
     local id bad=""
-    for id in $(lab_ids); do
+    for id in $(selftest_labs); do
         check_variant "$id/solution"
         echo "$id solution: $(counts_of "$id/solution")" | tee -a "$KIT_ROOT/build/selftest-gpu.txt"
         grep -q '^not ok' "$KIT_BUILD/variants/$id/solution/checks.tap" &&
@@ -100,7 +112,7 @@ counts_of() { grep -E '^  [0-9]+ passed' "$KIT_BUILD/variants/$1/checks.log" | s
 @test "on a GPU, every unmodified starter fails its checks" {
     gpu_or_skip
     local id
-    for id in $(lab_ids); do
+    for id in $(selftest_labs); do
         check_variant "$id/starter"
         echo "$id starter: $(counts_of "$id/starter")" | tee -a "$KIT_ROOT/build/selftest-gpu.txt"
         grep -q '^not ok' "$KIT_BUILD/variants/$id/starter/checks.tap" || {
