@@ -976,7 +976,8 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	# the solution's replay, recorded on two H100s joined by NVLink: part 2
 	# copies 16 MiB from GPU 0 to GPU 1 before peer access is on; part 3
 	# swaps 64 MiB each way, staged (records of 2273496 and 2240099 ns),
-	# then direct (290498 and 267526 ns)
+	# then direct (290498 and 267526 ns). Replays recorded again: read these
+	# numbers off the new r.trace.
 	F="$RP/09-multi-gpu/solution/r.trace"
 	run -0 "$ST" query "$F" devices; echo "$output"
 	expect "$(printf '0 3 132 NVIDIA H100 80GB HBM3\n1 3 132 NVIDIA H100 80GB HBM3')"
