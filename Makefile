@@ -110,7 +110,7 @@ help:                                          ## this list
 	@echo "CUDA Stream Labs -- make targets:"
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | \
 	 sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 24
-	@echo "options: V=1 (show commands), CUDA_ARCH=90, NVTX=0, LAB=NN, REPORT=tap|junit, SHARED=\"--k 8 --rounds 3\""
+	@echo "options: V=1 (show commands), CUDA_ARCH=90, NVTX=0, LAB=NN, REPORT=tap|junit, SHARED=\"--k 8 --rounds 3\", KIT_LABS=\"07 09\" (make test: those labs' variants only)"
 	@echo "in a lab folder: make, make run, make check, make trace"
 	@echo "labs: $(notdir $(LAB_DIRS))"
 	@echo "  (08-pytorch: streams.py, needs a python3 with torch; 09-multi-gpu: some checks need 2 GPUs)"
