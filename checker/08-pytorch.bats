@@ -25,10 +25,9 @@ setup_file() {
     run_lab nodev --env CUDA_VISIBLE_DEVICES= --
 }
 
-# queued RANGE [K]: what the code in the Kth NVTX range RANGE (of run
-# QUEUED_RUN, default main; default the
-# first) did, from the trace file itself, times in ms (from the same origin in
-# every call):
+# queued RANGE [K]: what the code in the Kth NVTX range RANGE (default the
+# first) of run QUEUED_RUN (default main) did, from the trace file itself,
+# times in ms (from the same origin in every call):
 #   R  START END                 the range
 #   A  FIRST_START LAST_END N    the runtime calls made in it (N of them)
 #   K  START END STREAM          each kernel they queued
