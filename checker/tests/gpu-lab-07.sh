@@ -11,9 +11,8 @@
 # (default 0: about a minute more for each 1). Every checker run uses the
 # replays' seed (REPLAY_SEED, default 20261123), so that the runs alone are
 # the replays: kept, and packed as record-replays.sh packs them
-# ($OUT/replays.tgz, for checker/tests/replays/07-default-streams: replace
-# the model's there and delete model.py). Draws the deck's timeline from the
-# recorded solution
+# ($OUT/replays.tgz, to unpack over checker/tests/replays/). Draws the
+# deck's timeline from the recorded solution
 # ($OUT/07-default-streams.svg, for slides/timelines/), and prints one table:
 # every variant's verdict alone and beside, the checkers beside, and the
 # lab's figures from the solution's trace; then what a student reads: the

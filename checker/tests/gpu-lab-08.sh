@@ -8,7 +8,7 @@
 # lab's solution, each checker over and over until the round is done;
 # ROUNDS="alone" or "shared" runs one round only); records the replays
 # (RECORD=0: not) (OUT/replays-08.tgz: unpack it over
-# checker/tests/replays/, then delete replays/08-pytorch/model.py); draws the
+# checker/tests/replays/); draws the
 # deck's timeline (OUT/08-pytorch.svg -> slides/timelines/); prints one table:
 # verdicts, and the figures the lab's closing note needs (pinned H2D GB/s of
 # lab 08 and of lab 03 at 256 MiB, from their traces).
@@ -115,4 +115,4 @@ echo "wrong verdicts: $(grep -c ' WRONG ' "$OUT/table.txt")"
 echo "solution: pageable_call_ms $(fig pageable_call_ms), pinned_call_ms $(fig pinned_call_ms)," \
      "sync_before/after/neither/both $(fig sync_before_ms)/$(fig sync_after_ms)/$(fig sync_neither_ms)/$(fig sync_both_ms) ms, event_ms $(fig event_ms)"
 echo "pinned H2D 256 MiB from the traces: lab 08 ${g08:-?} GB/s, lab 03 ${g03:-?} GB/s (ratio $(awk -v a="$g08" -v b="$g03" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "?" }'))"
-echo "files: $OUT/replays-08.tgz (tar -C checker/tests/replays -xzf it; rm checker/tests/replays/08-pytorch/model.py), $OUT/08-pytorch.svg (cp to slides/timelines/), logs"
+echo "files: $OUT/replays-08.tgz (tar -C checker/tests/replays -xzf it), $OUT/08-pytorch.svg (cp to slides/timelines/), logs"
