@@ -11,7 +11,7 @@
 # (default 0: about a minute more for each 1). Every checker run uses the
 # replays' seed (REPLAY_SEED, default 20261123), so that the runs alone are
 # the replays: kept, and packed as record-replays.sh packs them
-# ($OUT/replays.tgz, to unpack over checker/tests/replays/). Draws the
+# ($OUT/replays.tgz: tar -C checker/tests -xzf it). Draws the
 # deck's timeline from the recorded solution
 # ($OUT/07-default-streams.svg, for slides/timelines/), and prints one table:
 # every variant's verdict alone and beside, the checkers beside, and the
