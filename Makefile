@@ -12,7 +12,7 @@ SOL_DIRS := $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/))
 BATS_VENDOR := checker/vendor/node_modules/bats/bin/bats
 CHECK_ARGS = $(if $(REPORT),--report $(REPORT)) $(LAB)
 
-.PHONY: all labs solutions tools tools-quiet check check-solutions test test-all test-shared slides slides-pdf trace \
+.PHONY: all labs solutions tools tools-quiet check check-solutions test test-all test-shared mutate slides slides-pdf trace \
 	deps bats clean help $(LAB_DIRS) $(SOL_DIRS)
 
 all: labs solutions tools                      ## build every starter, solution and tool
@@ -54,6 +54,14 @@ test-all: tools bats                           ## every one of the kit's tests, 
 # mutant self-test with 3 checkers beside it. SHARED="--k 4 --alone 10" etc.
 test-shared: tools bats                        ## many checkers on one GPU at once: same verdicts? (GPU node)
 	@checker/tests/shared-gpu.sh $(SHARED); rc=$$?; [ $$rc = 77 ] || exit $$rc
+
+# Mutation testing of the checkers (checker/tests/mutate/README.md): every
+# mutant a rule makes of a solution, built, and on a GPU node run through its
+# lab's checker JOBS at a time; a table per lab. Exit 3 without a GPU (made
+# and built, not run), 1 where a mutant survived.
+mutate: tools bats                             ## mutation-test the checkers: make mutate [LAB=07] [JOBS=8] (GPU node)
+	@checker/tests/mutate/mutate.py run $(if $(LAB),--labs "$(LAB)") $(if $(JOBS),--jobs $(JOBS)); \
+	 rc=$$?; [ $$rc = 3 ] || exit $$rc
 
 slides:                                        ## build the decks to slides/build/*.html
 	@$(MAKE) --no-print-directory -C slides

@@ -1,0 +1,945 @@
+#!/usr/bin/env python3
+"""mutate.py -- mutation testing of the labs' checkers (make mutate).
+
+Generates mutants mechanically from each lab's solution with the operators of
+cuda.rules / python.rules (one mutant per rule and place), builds them, and
+on a GPU runs each through its lab's checker, several at once, as the grader
+does. Then, per lab: generated, built, killed (by which check), set aside
+(did not build; changed no line of output and no record of the trace),
+equivalent (listed in equivalent.txt with the reason), survived.
+
+  mutate.py run [--labs "01 07"] [--jobs N] [--out DIR] [--only "m-ID ..."]
+                                      the whole thing (make mutate [LAB=..] [JOBS=..])
+  mutate.py generate [LABS] [--out DIR]   the mutants, counted by rule; no build
+  mutate.py normalize FILE.trace          what "changed nothing" compares of a run
+
+Exit status of run: 0 every mutant killed or set aside or listed as
+equivalent; 1 a mutant survived (or a listed equivalent was killed: the list
+is stale); 2 a bad command line; 3 not graded (no GPU: generated and built,
+not run). Standard library only.
+"""
+
+import argparse
+import concurrent.futures
+import difflib
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KIT_ROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
+EQUIVALENT = os.path.join(HERE, 'equivalent.txt')
+SEED = '20261126'          # every run of a lab gets the same input: digests compare
+
+# ---------------------------------------------------------------- rules
+
+BAL0 = r'[^()]*'
+BAL1 = r'(?:[^()]|\(' + BAL0 + r'\))*'
+BAL2 = r'(?:[^()]|\(' + BAL1 + r'\))*'
+BAL3 = r'(?:[^()]|\(' + BAL2 + r'\))*'
+BUILTIN = {
+    # one argument: no top-level comma, semicolon or >>>, parentheses balanced
+    'ARG': r'(?:[^(),;<>]|->|<(?!<<)|>(?!>>)|\(' + BAL2 + r'\))+',
+    'ARGS': BAL3,
+}
+SPECIAL_STREAMS = {'0', 'NULL', 'cudaStreamPerThread', 'cudaStreamLegacy'}
+
+
+class Rule:
+    def __init__(self, name, pattern, replacement, lineno):
+        self.name, self.pattern, self.replacement = name, pattern, replacement
+        self.lineno = lineno
+
+
+def expand(text, macros):
+    """Replace each {NAME} of macros in text (macros may use earlier ones)."""
+    def one(m):
+        return macros[m.group(1)] if m.group(1) in macros else m.group(0)
+    for _ in range(4):
+        text = re.sub(r'\{([A-Z_]+)\}', one, text)
+    return text
+
+
+def load_rules(path):
+    """Parse a rules file: (stream patterns, rules, calls whose arguments
+    are not mutated), patterns macro-expanded but {STREAMS} left for later
+    (it depends on the program)."""
+    macros = dict(BUILTIN)
+    streams, rules, skip = [], [], set()
+    with open(path, encoding='utf-8') as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            if not line.strip() or line.lstrip().startswith('#'):
+                continue
+            m = re.match(r'define\s+([A-Z_]+)\s*=\s*(.*)$', line)
+            if m:
+                macros[m.group(1)] = expand(m.group(2).strip(), macros)
+                continue
+            m = re.match(r'streams:\s*(.*)$', line)
+            if m:
+                streams.append(expand(m.group(1).strip(), macros))
+                continue
+            m = re.match(r'not-in:\s*(.*)$', line)
+            if m:
+                skip.update(m.group(1).split())
+                continue
+            m = re.match(r'([a-z0-9-]+)\s+(.*?)\s*==>\s?(.*)$', line)
+            if not m:
+                raise SystemExit('%s:%d: not a rule: %s' % (path, lineno, line))
+            rules.append(Rule(m.group(1), expand(m.group(2), macros),
+                              m.group(3).strip(), lineno))
+    for p in streams + [r.pattern for r in rules]:
+        try:
+            re.compile(p.replace('{STREAMS}', 'x'), re.M)
+        except re.error as e:
+            raise SystemExit('%s: a pattern does not compile (%s): %s' % (path, e, p))
+    return streams, rules, skip
+
+
+# ---------------------------------------------------------------- source
+
+def masked_spans(text, lang):
+    """The comments and string literals of text: [(start, end)]."""
+    spans, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if lang == 'c' and text.startswith('//', i):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+        elif lang == 'c' and text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+        elif lang == 'py' and c == '#':
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+        elif lang == 'py' and (text.startswith('"""', i) or text.startswith("'''", i)):
+            j = text.find(text[i:i + 3], i + 3)
+            j = n if j < 0 else j + 3
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c and text[j] != '\n':
+                j += 2 if text[j] == '\\' else 1
+            j = min(j + 1, n)
+        else:
+            i += 1
+            continue
+        spans.append((i, j))
+        i = j
+    return spans
+
+
+def in_spans(pos, spans):
+    lo, hi = 0, len(spans)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if spans[mid][1] <= pos:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < len(spans) and spans[lo][0] <= pos < spans[lo][1]
+
+
+def code_of(line, lang):
+    """A line without its comment and trailing blanks (for statement ends)."""
+    if lang == 'c':
+        line = re.sub(r'/\*.*?\*/', '', line)
+        line = re.sub(r'//.*$', '', line)
+    else:
+        line = re.sub(r'#.*$', '', line)
+    return line.rstrip()
+
+
+def functions(text, lang):
+    """The top-level functions of text: [(start, end)] character ranges. C: a
+    `{` at the start of a line to the next `}` at the start of a line (the
+    kit's style); Python: a `def` to the next line as little indented."""
+    out = []
+    if lang == 'c':
+        for m in re.finditer(r'^\{\n(?:.*\n)*?\}\n?', text, re.M):
+            sig = text.rfind('\n\n', 0, m.start())
+            out.append((sig + 1 if sig >= 0 else 0, m.end()))
+    else:
+        lines = text.split('\n')
+        pos, starts = 0, []
+        for ln in lines:
+            starts.append(pos)
+            pos += len(ln) + 1
+        for k, ln in enumerate(lines):
+            m = re.match(r'([ \t]*)def\s', ln)
+            if not m:
+                continue
+            ind, e = len(m.group(1)), len(lines)
+            for j in range(k + 1, len(lines)):
+                s = lines[j]
+                if s.strip() and not s.lstrip().startswith('#') and \
+                        len(s) - len(s.lstrip()) <= ind:
+                    e = j
+                    break
+            out.append((starts[k], starts[e] if e < len(lines) else len(text)))
+    return out
+
+
+def function_of(pos, funcs):
+    """The innermost function holding pos (None: file scope)."""
+    best = None
+    for f in funcs:
+        if f[0] <= pos < f[1] and (best is None or f[0] >= best[0]):
+            best = f
+    return best
+
+
+def line_starts(text):
+    starts = [0]
+    for m in re.finditer('\n', text):
+        starts.append(m.end())
+    return starts
+
+
+def statement_lines(text, start, end):
+    """The line numbers (0-based, inclusive) that the span covers."""
+    starts = line_starts(text)
+    first = max(k for k, s in enumerate(starts) if s <= start)
+    last = max(k for k, s in enumerate(starts) if s < max(end, start + 1))
+    return first, last
+
+
+BLOCK_STOP = re.compile(r'^\s*(return|break|continue|goto|case\b|default\s*:)')
+
+
+def neighbour(lines, first, last, step, lang):
+    """The statement before (step -1) or after (step 1) lines first..last, as
+    (first, last), or None where a brace, a block, a return or a label stands
+    between (a move stays inside its block)."""
+    def blank(k):
+        return not code_of(lines[k], lang).strip()
+    ind = len(lines[first]) - len(lines[first].lstrip())
+    if step < 0:
+        k = first - 1
+        while k >= 0 and blank(k):
+            k -= 1
+        if k < 0:
+            return None
+        end = k
+        if lang == 'py':
+            if len(lines[k]) - len(lines[k].lstrip()) != ind or code_of(lines[k], lang).endswith(':'):
+                return None
+            return (k, k) if not BLOCK_STOP.match(lines[k]) else None
+        if not code_of(lines[k], lang).endswith(';'):
+            return None
+        while k - 1 >= 0 and not blank(k - 1) and \
+                not re.search(r'[;{}:]$', code_of(lines[k - 1], lang)) and \
+                not lines[k - 1].lstrip().startswith('#'):
+            k -= 1
+        if BLOCK_STOP.match(lines[k]) or re.match(r'\s*(for|while|if|else|do)\b', lines[k]):
+            return None
+        if len(lines[k]) - len(lines[k].lstrip()) != ind:
+            return None
+        return (k, end)
+    k = last + 1
+    while k < len(lines) and blank(k):
+        k += 1
+    if k >= len(lines):
+        return None
+    if lang == 'py':
+        if len(lines[k]) - len(lines[k].lstrip()) != ind or code_of(lines[k], lang).endswith(':'):
+            return None
+        return (k, k) if not BLOCK_STOP.match(lines[k]) else None
+    if len(lines[k]) - len(lines[k].lstrip()) != ind or BLOCK_STOP.match(lines[k]) or \
+            re.match(r'\s*(for|while|if|else|do|#)\b', lines[k]) or \
+            re.search(r'[{}]', code_of(lines[k], lang)):
+        return None
+    s = k
+    while k < len(lines) and not code_of(lines[k], lang).endswith(';'):
+        if re.search(r'[{}]', code_of(lines[k], lang)):
+            return None
+        k += 1
+    return (s, k) if k < len(lines) else None
+
+
+def moved(text, m, step, lang):
+    """text with the statement of match m swapped with its neighbour, or None."""
+    lines = text.split('\n')
+    first, last = statement_lines(text, m.start(), m.end())
+    while last > first and not lines[last].strip():
+        last -= 1
+    nb = neighbour(lines, first, last, step, lang)
+    if nb is None:
+        return None
+    a, b = ((nb[0], nb[1]), (first, last)) if step < 0 else ((first, last), (nb[0], nb[1]))
+    # a before b: the lines between (blanks, comments) stay where they are
+    new = lines[:a[0]] + lines[b[0]:b[1] + 1] + lines[a[1] + 1:b[0]] + \
+        lines[a[0]:a[1] + 1] + lines[b[1] + 1:]
+    return '\n'.join(new)
+
+
+# ---------------------------------------------------------------- generation
+
+class Mutant:
+    def __init__(self, rule, line, before, after, text):
+        self.rule, self.line, self.before, self.after, self.text = rule, line, before, after, text
+        self.id = None
+
+    def key(self):
+        norm = lambda s: ' '.join(s.split())
+        return '%s\0%s\0%s' % (self.rule, norm(self.before), norm(self.after))
+
+
+def lang_of(src):
+    return 'py' if src.endswith('.py') else 'c'
+
+
+def rules_for(lang):
+    return os.path.join(HERE, 'python.rules' if lang == 'py' else 'cuda.rules')
+
+
+def stream_table(text, lang, stream_patterns, spans, funcs):
+    """Each function's stream expressions, in order of first use:
+    {function (start, end) or None: [expr]}."""
+    table = {}
+    for p in stream_patterns:
+        for m in re.finditer(p, text, re.M):
+            if in_spans(m.start('s'), spans):
+                continue
+            s = ' '.join(m.group('s').split())
+            f = function_of(m.start('s'), funcs)
+            table.setdefault(f, [])
+            if s not in table[f]:
+                table[f].append(s)
+    return table
+
+
+def generate(src_path):
+    """Every mutant of one source file: [Mutant], with ids; and the counts
+    {'places': ..., 'no-op': ..., 'duplicate': ...}."""
+    lang = lang_of(src_path)
+    with open(src_path, encoding='utf-8') as f:
+        text = f.read()
+    stream_patterns, rules, skip_calls = load_rules(rules_for(lang))
+    legacy = lang == 'c' and not re.search(r'--default-stream[ =]per-thread', text_of_build(src_path))
+    spans = masked_spans(text, lang)
+    funcs = functions(text, lang)
+    table = stream_table(text, lang, stream_patterns, spans, funcs)
+    # {STREAMS}: every stream expression but 0 and NULL (which would match
+    # any zero argument: the rules name the places where 0 is a stream)
+    every = sorted({s for v in table.values() for s in v if s not in ('0', 'NULL')} |
+                   {'cudaStreamPerThread', 'cudaStreamLegacy'}, key=len, reverse=True)
+    streams_re = '|'.join(re.escape(s).replace(r'\ ', r'\s*') for s in every) or r'(?!x)x'
+    starts = line_starts(text)
+    out, counts = [], {'places': 0, 'no-op': 0, 'duplicate': 0}
+    seen = {text}
+    for rule in rules:
+        pattern = re.compile(rule.pattern.replace('{STREAMS}', '(?:%s)' % streams_re), re.M)
+        for m in pattern.finditer(text):
+            first = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
+            at = m.start('s') if 's' in pattern.groupindex and m.group('s') is not None else m.start()
+            if in_spans(first, spans) or call_of(text, at, spans) in skip_calls:
+                continue
+            if 's' in pattern.groupindex and m.group('s') is not None:
+                s = ' '.join(m.group('s').split())
+                if in_spans(m.start('s'), spans):
+                    continue
+                mine = table.get(function_of(m.start('s'), funcs), [])
+                # a stream variable only where this function uses it as one
+                if s not in SPECIAL_STREAMS and s not in mine:
+                    continue
+                others = [o for o in mine if o != s and o not in SPECIAL_STREAMS]
+            else:
+                s, others = None, []
+            counts['places'] += 1
+            line = max(k for k, st in enumerate(starts) if st <= m.start()) + 1
+            if rule.replacement in ('@earlier', '@later'):
+                new_text = moved(text, m, -1 if rule.replacement == '@earlier' else 1, lang)
+                if new_text is None:
+                    counts['no-op'] += 1
+                    continue
+                variants = [new_text]
+            else:
+                reps = [rule.replacement]
+                if '{OTHER_STREAM}' in rule.replacement:
+                    reps = [rule.replacement.replace('{OTHER_STREAM}', o.replace('\\', r'\\'))
+                            for o in others]
+                    if not reps:
+                        counts['no-op'] += 1
+                        continue
+                variants = [text[:m.start()] + m.expand(r) + text[m.end():] for r in reps]
+            for new_text in variants:
+                # built with the legacy default stream, cudaStreamLegacy is 0
+                same = new_text.replace('cudaStreamLegacy', '0') if legacy else new_text
+                if same in seen:
+                    counts['no-op' if same == text else 'duplicate'] += 1
+                    continue
+                seen.add(same)
+                before, after = changed_lines(text, new_text)
+                out.append(Mutant(rule.name, line, before, after, new_text))
+    # ids: a hash of the rule and the lines it changed, the same whatever
+    # else in the file moves; a repeat of the same change gets .2, .3, ...
+    repeats = {}
+    for mu in out:
+        h = hashlib.sha1(mu.key().encode()).hexdigest()[:8]
+        repeats[h] = repeats.get(h, 0) + 1
+        mu.id = h if repeats[h] == 1 else '%s.%d' % (h, repeats[h])
+    return out, counts
+
+
+def text_of_build(src_path):
+    """The Makefile beside a source and the kit's common build rules: how
+    the lab is compiled (with --default-stream per-thread or not)."""
+    text = ''
+    for p in (os.path.join(os.path.dirname(src_path), 'Makefile'),
+              os.path.join(KIT_ROOT, 'common', 'cuda.mk'), os.path.join(KIT_ROOT, 'common', 'lab.mk')):
+        try:
+            with open(p, encoding='utf-8') as f:
+                text += f.read()
+        except OSError:
+            pass
+    return text
+
+
+def call_of(text, pos, spans):
+    """The name of the call whose parentheses hold pos ('' at none; 'def'
+    for a Python function's parameters)."""
+    depth, i = 0, pos - 1
+    while i >= 0:
+        c = text[i]
+        if in_spans(i, spans):
+            i -= 1
+            continue
+        if c == ')':
+            depth += 1
+        elif c == '(':
+            if depth == 0:
+                m = re.search(r'(\bdef\s+)?([A-Za-z_][\w.]*)\s*$', text[:i])
+                return ('def' if m.group(1) else m.group(2)) if m else ''
+            depth -= 1
+        elif c in ';{}':
+            return ''
+        i -= 1
+    return ''
+
+
+def changed_lines(a, b):
+    """The lines of a that b changes, and what b has in their place."""
+    sm = difflib.SequenceMatcher(None, a.split('\n'), b.split('\n'), autojunk=False)
+    al, bl = a.split('\n'), b.split('\n')
+    before, after = [], []
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op != 'equal':
+            before += al[i1:i2]
+            after += bl[j1:j2]
+    return '\n'.join(before), '\n'.join(after)
+
+
+def unified(src, a, b):
+    return ''.join(difflib.unified_diff(a.splitlines(True), b.splitlines(True),
+                                        'a/' + src, 'b/' + src, n=2))
+
+
+# ---------------------------------------------------------------- labs
+
+def labs():
+    return sorted(f[:-5] for f in os.listdir(os.path.join(KIT_ROOT, 'checker'))
+                  if re.match(r'\d\d-.*\.bats$', f))
+
+
+def pick_labs(spec):
+    all_ = labs()
+    if not spec:
+        return all_
+    out = []
+    for want in re.split(r'[\s,]+', spec.strip()):
+        hit = [l for l in all_ if l == want or l.startswith(want + '-')]
+        if not want or not hit:
+            raise SystemExit('mutate: no lab "%s" (the labs: %s)' % (want, ' '.join(all_)))
+        out.append(hit[0])
+    return out
+
+
+def makefile_var(lab, name):
+    with open(os.path.join(KIT_ROOT, 'solutions', lab, 'Makefile')) as f:
+        for line in f:
+            m = re.match(r'%s\s*:=\s*(\S+)' % name, line)
+            if m:
+                return m.group(1)
+    return None
+
+
+def src_of(lab):
+    return makefile_var(lab, 'SRC') or makefile_var(lab, 'PROG') + '.cu'
+
+
+def write_lab(lab, out):
+    """Generate lab's mutants into out/LAB/m-ID (Makefile, source,
+    mutant.txt, mutant.patch); the solution into out/LAB/solution. Returns
+    (mutants, counts)."""
+    src = src_of(lab)
+    sol = os.path.join(KIT_ROOT, 'solutions', lab)
+    d = os.path.join(out, lab)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    mutants, counts = generate(os.path.join(sol, src))
+    with open(os.path.join(sol, src), encoding='utf-8') as f:
+        orig = f.read()
+    for name, text in [('solution', orig)] + [('m-' + m.id, m.text) for m in mutants]:
+        v = os.path.join(d, name)
+        os.makedirs(v)
+        shutil.copy(os.path.join(sol, 'Makefile'), v)
+        with open(os.path.join(v, src), 'w', encoding='utf-8') as f:
+            f.write(text)
+    with open(os.path.join(d, 'mutants.tsv'), 'w', encoding='utf-8') as f:
+        for m in mutants:
+            f.write('%s\tm-%s\t%s\t%d\t%s\t%s\n' % (lab, m.id, m.rule, m.line,
+                    ' '.join(m.before.split()), ' '.join(m.after.split())))
+            v = os.path.join(d, 'm-' + m.id)
+            with open(os.path.join(v, 'mutant.patch'), 'w', encoding='utf-8') as p:
+                p.write('# rule: %s, line %d\n' % (m.rule, m.line))
+                p.write(unified(src, orig, m.text))
+    return mutants, counts
+
+
+# ---------------------------------------------------------------- build
+
+def nvidia_gpus():
+    """How many GPUs this machine shows (nvidia-smi), 0 without a driver."""
+    try:
+        r = subprocess.run(['nvidia-smi', '--query-gpu=compute_cap', '--format=csv,noheader'],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return len(re.findall(r'^\d+\.\d+$', r.stdout, re.M)) if r.returncode == 0 else 0
+
+
+def build_one(v, arch):
+    cmd = ['make', '--no-print-directory', '-C', v, 'KIT_ROOT=' + KIT_ROOT]
+    if arch:
+        cmd.append('CUDA_ARCH=' + arch)
+    with open(os.path.join(v, 'build.log'), 'w') as log:
+        try:
+            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=600).returncode
+        except subprocess.TimeoutExpired:
+            rc = 124
+    return rc == 0
+
+
+# ---------------------------------------------------------------- runs
+
+def checker_env(keep):
+    env = {k: v for k, v in os.environ.items() if not k.startswith('BATS_')}
+    env.update(KEEP_RUNS=keep, LAB_SEED=SEED, NO_COLOR='1')
+    return env
+
+
+def check_one(lab, v):
+    """Run lab's checker on the variant in folder v; its TAP in v/checks.tap,
+    its runs kept in v/runs. Returns (failed checks, skipped reasons, ok count)."""
+    keep = os.path.join(v, 'runs')
+    shutil.rmtree(keep, ignore_errors=True)
+    with open(os.path.join(v, 'checks.log'), 'w') as log:
+        subprocess.run([os.path.join(KIT_ROOT, 'checker', 'run-checks'), '--dir', v,
+                        '--tap-out', os.path.join(v, 'checks.tap'), lab],
+                       stdout=log, stderr=subprocess.STDOUT, env=checker_env(keep))
+    return read_tap(os.path.join(v, 'checks.tap'))
+
+
+def read_tap(path):
+    failed, skipped, ok = [], [], 0
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            for line in f:
+                m = re.match(r'not ok \d+ (.*)$', line.rstrip('\n'))
+                if m:
+                    failed.append(m.group(1))
+                    continue
+                m = re.match(r'ok \d+ (.*?)(?: # skip ?(.*))?$', line.rstrip('\n'))
+                if m and m.group(2) is not None:
+                    skipped.append(m.group(2))
+                elif m:
+                    ok += 1
+    except OSError:
+        pass
+    return failed, skipped, ok
+
+
+def kept_runs(v):
+    """{run name: path prefix} of the runs a checker kept for variant v."""
+    out = {}
+    base = os.path.join(v, 'runs')
+    if not os.path.isdir(base):
+        return out
+    for d in sorted(os.listdir(base)):
+        if not os.path.isdir(os.path.join(base, d)):
+            continue            # event-times.txt
+        for f in os.listdir(os.path.join(base, d)):
+            if f.endswith('.rc'):
+                out.setdefault(f[:-3], os.path.join(base, d, f[:-3]))
+    return out
+
+
+# ---------------------------------------------------------------- "changed nothing"
+
+POLLS = {'cudaEventQuery', 'cudaStreamQuery', 'cudaGetLastError', 'cudaPeekAtLastError',
+         'cudaGetDevice'}
+
+
+RELEASES = {'cudaFree', 'cudaFreeHost', 'cudaStreamDestroy', 'cudaEventDestroy',
+            'cudaHostUnregister', 'cudaGraphDestroy', 'cudaGraphExecDestroy'}
+
+
+def normalize_trace(path, teardown=True):
+    """What a run did, without its times: per host thread, in order, each
+    runtime call with what it queued (kind, direction, bytes, memory kinds,
+    stream, device) and the NVTX ranges around the calls. Threads and streams
+    are named by what they did, not by their ids; repeats of a polling call
+    count once. teardown=False: without the calls that only give memory,
+    streams and events back after a thread's last GPU work or wait (what a
+    process gets back when it exits anyway). Returns a list of lines."""
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            rows = [l.rstrip('\n').split('\t') for l in f]
+    except OSError:
+        return ['(no trace)']
+    version = rows[0][0].split()[-1] if rows and rows[0] and rows[0][0].startswith('streamtrace') else '?'
+    dev = version != '1'
+    kinds, by_corr = {}, {}
+    calls, marks = [], []
+    for r in rows:
+        t = r[0]
+        if t == 'stream':
+            kinds[r[1]] = r[2] + ('/' + r[4] if len(r) > 4 and r[4] != '-' else '')
+        elif t in ('copy', 'kernel', 'memset', 'sync'):
+            o = 1 if dev else 0             # format 1 has no DEVICE field
+            d, s = (r[3], r[4]) if dev else ('0', r[3])
+            f = r[4 + o:]
+            if t == 'copy':                 # DIR BYTES SRC DST ASYNC [PEER VIA] CORR
+                what = 'copy %s %s %s>%s async=%s' % tuple(f[0:5])
+                if dev and len(f) >= 8:
+                    what += ' peer=%s via=%s' % (f[5], f[6])
+                corr = f[-1]
+            elif t == 'kernel':             # GRID BLOCK CORR NAME
+                what, corr = 'kernel %s <<<%s,%s>>>' % (f[3], f[0], f[1]), f[2]
+            elif t == 'memset':             # BYTES MEM CORR
+                what, corr = 'memset %s %s' % (f[0], f[1]), f[-1]
+            else:                           # TYPE CORR
+                what, corr = 'sync %s' % f[0], f[-1]
+            by_corr.setdefault(corr, []).append((t, s, d, what))
+        elif t == 'event':
+            d, s, e = (r[2], r[3], r[4]) if dev else ('0', r[2], r[3])
+            by_corr.setdefault(r[-1], []).append(('event', s, d, 'event'))
+        elif t == 'api':
+            calls.append((int(r[1]), int(r[2]), r[3], r[4], r[5] if len(r) > 5 else '?'))
+        elif t == 'nvtx':
+            marks.append((int(r[1]), int(r[2]), r[3], r[4] if len(r) > 4 else ''))
+    # each thread's sequence: calls, and range starts/ends, in time order
+    threads = {}
+    for st, en, th, corr, name in calls:
+        threads.setdefault(th, []).append((st, 1, ('call', name, corr)))
+    for st, en, th, name in marks:
+        threads.setdefault(th, []).append((st, 0, ('push', name)))
+        threads.setdefault(th, []).append((en, 2, ('pop', name)))
+    seq = {th: [x[2] for x in sorted(v, key=lambda x: (x[0], x[1]))] for th, v in threads.items()}
+
+    def words(th, stream_name):
+        out, last = [], None
+        for x in seq[th]:
+            if x[0] == 'push':
+                line = '[ ' + x[1]
+            elif x[0] == 'pop':
+                line = '] ' + x[1]
+            else:
+                line = x[1]
+                for kind, s, d, what in by_corr.get(x[2], []):
+                    line += ' | %s on %s dev %s' % (what, stream_name(s), d)
+            if line == last and x[0] == 'call' and x[1] in POLLS:
+                continue
+            out.append((line, x[0] == 'call' and x[1] in RELEASES and not by_corr.get(x[2]),
+                        x[0] == 'call' and bool(by_corr.get(x[2]))))
+            last = line
+        if not teardown:
+            busy = max([k for k, o in enumerate(out) if o[2]] or [-1])
+            out = [o for k, o in enumerate(out) if k <= busy or not o[1]]
+        return [o[0] for o in out]
+
+    # threads named by what they did (stream kinds only), then streams by the
+    # thread that first used them and the order it did
+    rough = {th: words(th, lambda s: kinds.get(s, 'unknown')) for th in seq}
+    order = sorted(seq, key=lambda th: (rough[th], th))
+    names = {}
+    for th in order:
+        for x in seq[th]:
+            if x[0] == 'call':
+                for kind, s, d, what in by_corr.get(x[2], []):
+                    if s != '-' and s not in names:
+                        names[s] = '%s%d' % (kinds.get(s, 'unknown'), len(names) + 1)
+    lines = []
+    for k, th in enumerate(order):
+        lines.append('thread %d' % (k + 1))
+        lines += ['  ' + w for w in words(th, lambda s: names.get(s, s if s == '-' else 'unknown'))]
+    return lines
+
+
+def normalize_output(path):
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            return f.read().split('\n')
+    except OSError:
+        return []
+
+
+def same_output(sol_a, sol_b, mut):
+    """Does mut's output equal the solution's, but where two runs of the
+    solution differ (a time, a bandwidth)? Token by token."""
+    if not (len(sol_a) == len(sol_b) == len(mut)):
+        return False
+    for a, b, m in zip(sol_a, sol_b, mut):
+        ta, tb, tm = a.split(), b.split(), m.split()
+        if a == b:
+            if m != a:
+                return False
+            continue
+        if not (len(ta) == len(tb) == len(tm)):
+            return False
+        for x, y, z in zip(ta, tb, tm):
+            if x == y and z != x:
+                return False
+    return True
+
+
+def changed_nothing(sol_runs, mut_runs, teardown=True):
+    """Did the mutant's runs print the same and do the same as the
+    solution's (teardown=False: but for what a thread gives back after its
+    last GPU work)? sol_runs: two {name: prefix} of the solution. None where
+    the two solution runs themselves do not agree (nothing can be said)."""
+    a, b = sol_runs
+    names = sorted(set(a) & set(b))
+    if not names or set(a) - set(mut_runs):
+        return False
+    for n in names:
+        ta = normalize_trace(a[n] + '.trace', teardown)
+        if ta != normalize_trace(b[n] + '.trace', teardown):
+            return None
+        if not same_output(normalize_output(a[n] + '.out'), normalize_output(b[n] + '.out'),
+                           normalize_output(mut_runs[n] + '.out')):
+            return False
+        if normalize_trace(mut_runs[n] + '.trace', teardown) != ta:
+            return False
+        if read1(a[n] + '.rc') != read1(mut_runs[n] + '.rc'):
+            return False
+    return True
+
+
+def read1(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ''
+
+
+# ---------------------------------------------------------------- equivalents
+
+def load_equivalents():
+    """{(lab, id): reason} from equivalent.txt: `LAB ID REASON...` a line."""
+    out = {}
+    try:
+        with open(EQUIVALENT, encoding='utf-8') as f:
+            for line in f:
+                if line.strip() and not line.startswith('#'):
+                    lab, mid, reason = line.rstrip('\n').split(None, 2)
+                    out[(lab, mid)] = reason
+    except OSError:
+        pass
+    return out
+
+
+# ---------------------------------------------------------------- run
+
+def run(args):
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    gpus = nvidia_gpus()
+    arch = '' if gpus else '75'     # no GPU: one architecture (as the self-test)
+    jobs = args.jobs or (8 if gpus else os.cpu_count() or 2)
+    build_jobs = os.cpu_count() or 2
+    equivalents = load_equivalents()
+    report, rows, stale = [], [], []
+    status = 0
+    for lab in pick_labs(args.labs):
+        t0 = time.time()
+        mutants, counts = write_lab(lab, out)
+        if args.only:
+            keep = set(args.only.replace(',', ' ').split())
+            mutants = [m for m in mutants if 'm-' + m.id in keep or m.id in keep]
+        d = os.path.join(out, lab)
+        names = ['solution'] + ['m-' + m.id for m in mutants]
+        with concurrent.futures.ThreadPoolExecutor(build_jobs) as ex:
+            built = dict(zip(names, ex.map(lambda n: build_one(os.path.join(d, n), arch), names)))
+        tb = time.time() - t0
+        st = {'generated': len(mutants), 'duplicate': counts['duplicate'],
+              'built': sum(built[n] for n in names[1:]), 'no build': 0, 'killed': 0,
+              'unchanged': 0, 'leak at exit': 0, 'equivalent': 0, 'survived': 0,
+              'not judged': 0}
+        st['no build'] = st['generated'] - st['built']
+        by_check, survivors = {}, []
+        if not built['solution']:
+            print('%s: the solution does not build (%s)' % (lab, os.path.join(d, 'solution', 'build.log')))
+            status = 1
+            continue
+        if not gpus:
+            rows.append((lab, st, tb, 0))
+            for m in mutants:
+                report.append((lab, 'm-' + m.id, m.rule, m.line,
+                               'built' if built['m-' + m.id] else 'no build', ''))
+            continue
+        # the solution twice (what varies between two right runs), then every
+        # built mutant, jobs at a time
+        t1 = time.time()
+        sols = []
+        for k in ('solution', 'solution-2'):
+            v = os.path.join(d, k)
+            if k != 'solution':
+                shutil.copytree(os.path.join(d, 'solution'), v, dirs_exist_ok=True)
+            failed, skipped, ok = check_one(lab, v)
+            if failed:
+                print('%s: the solution failed %s: no mutant judged' % (lab, failed))
+                status = 1
+            sols.append(kept_runs(v))
+        todo = [n for n in names[1:] if built[n]]
+        with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+            results = dict(zip(todo, ex.map(lambda n: check_one(lab, os.path.join(d, n)), todo)))
+        tr = time.time() - t1
+        for m in mutants:
+            n = 'm-' + m.id
+            if not built[n]:
+                report.append((lab, n, m.rule, m.line, 'no build', ''))
+                continue
+            failed, skipped, ok = results[n]
+            eq = equivalents.get((lab, n))
+            if failed:
+                st['killed'] += 1
+                for c in failed:
+                    by_check[c] = by_check.get(c, 0) + 1
+                report.append((lab, n, m.rule, m.line, 'killed', '; '.join(failed)))
+                if eq:
+                    stale.append('%s %s is listed as equivalent but was killed by: %s'
+                                 % (lab, n, '; '.join(failed)))
+                continue
+            if any(re.match(r'needs \d+ GPUs', s) for s in skipped):
+                st['not judged'] += 1
+                report.append((lab, n, m.rule, m.line, 'not judged', skipped[0]))
+                continue
+            runs = kept_runs(os.path.join(d, n))
+            same = changed_nothing(sols, runs)
+            leak = not same and changed_nothing(sols, runs, teardown=False)
+            if same:
+                st['unchanged'] += 1
+                report.append((lab, n, m.rule, m.line, 'unchanged', ''))
+            elif leak:
+                st['leak at exit'] += 1
+                report.append((lab, n, m.rule, m.line, 'leak at exit', ''))
+            elif eq:
+                st['equivalent'] += 1
+                report.append((lab, n, m.rule, m.line, 'equivalent', eq))
+            else:
+                st['survived'] += 1
+                survivors.append(m)
+                report.append((lab, n, m.rule, m.line, 'survived',
+                               '' if same is False else 'the solution\'s own runs differ'))
+        rows.append((lab, st, tb, tr))
+        print_lab(lab, st, by_check, survivors, tb, tr)
+        write_report(out, rows, report, gpus)
+        if survivors:
+            status = 1
+    write_report(out, rows, report, gpus)
+    print_table(rows, gpus)
+    for s in stale:
+        print('stale: ' + s)
+        status = 1
+    if not gpus:
+        print('not graded: no GPU here (nvidia-smi shows none): the mutants were generated '
+              'and built, not run; on a GPU node make mutate runs each through its checker')
+        return 3 if status == 0 else status
+    return status
+
+
+COLS = ['generated', 'duplicate', 'built', 'no build', 'killed', 'unchanged',
+        'leak at exit', 'equivalent', 'survived', 'not judged']
+
+
+def print_lab(lab, st, by_check, survivors, tb, tr):
+    print('%s: %d killed of %d built (%d s to build, %d s to check)' % (
+        lab, st['killed'], st['built'], tb, tr))
+    for c, k in sorted(by_check.items(), key=lambda x: -x[1]):
+        print('  %4d  %s' % (k, c))
+    for m in survivors:
+        print('  survived: m-%s (%s, line %d): %s  ->  %s' % (
+            m.id, m.rule, m.line, ' '.join(m.before.split())[:80], ' '.join(m.after.split())[:80]))
+    sys.stdout.flush()
+
+
+def print_table(rows, gpus):
+    head = ['lab'] + COLS + ['seconds']
+    print()
+    print('| ' + ' | '.join(head) + ' |')
+    print('|' + '---|' * len(head))
+    for lab, st, tb, tr in rows:
+        cells = [str(st[c]) if (gpus or c in ('generated', 'duplicate', 'built', 'no build')) else '-'
+                 for c in COLS]
+        print('| %s | %s | %d |' % (lab, ' | '.join(cells), tb + tr))
+
+
+def write_report(out, rows, report, gpus):
+    """report.tsv: a line per mutant; table.md: the table (after each lab,
+    so that a run cut short keeps what it did)."""
+    with open(os.path.join(out, 'report.tsv'), 'w', encoding='utf-8') as f:
+        f.write('lab\tmutant\trule\tline\tstatus\tchecks\n')
+        for r in report:
+            f.write('%s\t%s\t%s\t%d\t%s\t%s\n' % r)
+    with open(os.path.join(out, 'table.md'), 'w', encoding='utf-8') as f:
+        old, sys.stdout = sys.stdout, f
+        try:
+            print_table(rows, gpus)
+        finally:
+            sys.stdout = old
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog='mutate.py', description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    r = sub.add_parser('run')
+    r.add_argument('--labs', default=os.environ.get('LAB', ''))
+    r.add_argument('--jobs', type=int, default=int(os.environ.get('JOBS') or 0))
+    r.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
+    r.add_argument('--only', default='', help='only these mutants (m-ID ...), of the labs given')
+    g = sub.add_parser('generate')
+    g.add_argument('labs', nargs='?', default='')
+    g.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
+    n = sub.add_parser('normalize')
+    n.add_argument('trace')
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    if args.cmd == 'generate':
+        for lab in pick_labs(args.labs):
+            mutants, counts = write_lab(lab, os.path.abspath(args.out))
+            by_rule = {}
+            for m in mutants:
+                by_rule[m.rule] = by_rule.get(m.rule, 0) + 1
+            print('%s: %d mutants (%d places; %d changed nothing, %d repeated another)' % (
+                lab, len(mutants), counts['places'], counts['no-op'], counts['duplicate']))
+            for k in sorted(by_rule):
+                print('  %4d  %s' % (by_rule[k], k))
+        return 0
+    if args.cmd == 'normalize':
+        print('\n'.join(normalize_trace(args.trace)))
+        return 0
+    return run(args)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
