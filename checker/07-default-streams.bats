@@ -296,17 +296,114 @@ threads_at_once() {
     second_look main threads_tested threads_at_once
 }
 
+# thread_numbers RUN: "TID N" a line: host thread TID is "thread N" in the
+# drawings (numbered by their first runtime call or NVTX range in the whole
+# run, as streamtrace numbers them: thread 1 is the main thread).
+thread_numbers() {
+    { tq "$1" list api; tq "$1" list nvtx; } | sort -t "$(printf '\t')" -s -k1,1g |
+        awk -F'\t' '!($10 in n) { n[$10] = ++k; print $10 "\t" k }'
+}
+
+# thread_waits [RUN]: every time a host thread waited for the GPU in part 2's
+# second version (range "part2_per_thread"), in time order, one line each:
+#   N  OK  KIND  WORDS
+# N: the thread's number in the drawing ("thread N"); OK: 1 when it waited
+# for its own stream: one that carried its copies or kernel and no other
+# thread's, and not the legacy default stream (in the solution, its
+# per-thread default stream), or an event it recorded only on such streams;
+# KIND: own, legacy (the legacy default stream: cudaStreamSynchronize(0) or
+# cudaStreamLegacy), device (the whole device: cudaDeviceSynchronize, or the
+# wait of a synchronous call), other (a stream that carried another thread's
+# work), empty (a stream that carried none of its work), event (an event not
+# recorded on its own stream); WORDS: the same in words, with the stream's
+# name in the drawing. A wait is a sync record of the trace; its thread is
+# the one whose call made it. (A cudaStreamWaitEvent makes a stream wait,
+# not the host: it is left out. Which of its events a cudaEventSynchronize
+# waited for the trace does not say: one that waited for another thread's
+# event, recorded only on that thread's stream, is taken as its own.)
+thread_waits() {
+    local run=${1:-main}
+    { thread_numbers "$run" | sed 's/^/N\t/'
+      { tq "$run" streams gpu "${THREADS[@]}"; tq "$run" streams sync "${THREADS[@]}"; } |
+          tr ' ' '\t' | sed 's/^/S\t/'
+      tq "$run" list gpu "${THREADS[@]}" | sed 's/^/G\t/'
+      tq "$run" list event "${THREADS[@]}" | sed 's/^/E\t/'
+      tq "$run" list sync "${THREADS[@]}" | sed 's/^/W\t/'; } |
+    awk -F'\t' '
+        $1 == "N" { num[$2] = $3; next }
+        $1 == "S" { kind[$2] = $3; nb[$2] = $5 == "non-blocking" ? " nb" : ""; next }
+        $1 == "G" { if (!(($6, $11) in on)) { on[$6, $11] = 1; users[$6]++; user[$6] = $11 }; next }
+        $1 == "E" { ne++; es[ne] = $6; et[ne] = $11; next }
+        $1 == "W" && $7 != "wait" { nw++; ws[nw] = $6; wy[nw] = $7; wt[nw] = $11 }
+        function own(s, t) { return kind[s] != "default" && users[s] == 1 && user[s] == t }
+        function lane(s) {
+            if (kind[s] == "per-thread" && users[s] >= 1) return "thread " num[user[s]] " default"
+            if (kind[s] == "per-thread") return "per-thread " s
+            return "stream " s nb[s]
+        }
+        END {
+            for (i = 1; i <= ne; i++) { evs[et[i]]++; if (!own(es[i], et[i])) evbad[et[i]]++ }
+            for (i = 1; i <= nw; i++) {
+                s = ws[i]; t = wt[i]; n = (t in num) ? num[t] : "?"
+                if (wy[i] == "context") {
+                    k = "device"; w = "the whole device"
+                } else if (wy[i] == "event") {
+                    if (evs[t] > 0 && evbad[t] == 0) { k = "own"; w = "an event it recorded on its own stream" }
+                    else { k = "event"; w = "an event it did not record on a stream of its own" }
+                } else if (s == "-" || s == "") {
+                    k = "other"; w = "something the trace does not name (a " wy[i] " wait)"
+                } else if (kind[s] == "default") {
+                    k = "legacy"; w = "the legacy default stream (stream 0)"
+                } else if (own(s, t)) {
+                    k = "own"; w = "its own stream (" lane(s) ")"
+                } else if (users[s] >= 1) {
+                    k = "other"; w = "stream " s ", where " (users[s] == 1 ? "thread " num[user[s]] "\047s" : "other threads\047") " work ran (" lane(s) ")"
+                } else {
+                    k = "empty"; w = "stream " s ", where none of its copies and kernels ran"
+                }
+                printf "%s\t%d\t%s\t%s\n", n, k == "own", k, w
+            }
+        }'
+}
+
+# waits_hint WAIT: the hint for the first wrong wait (a line of thread_waits),
+# naming what the thread waited for; without one, for cudaDeviceSynchronize.
+waits_hint() {
+    local n ok k w fix="wait for this thread's own stream alone: cudaStreamSynchronize(cudaStreamPerThread) (TODO 3)"
+    IFS=$'\t' read -r n ok k w <<<"$1"
+    case $k in
+        legacy) echo "thread $n waited for the legacy default stream (cudaStreamSynchronize(0), or cudaStreamLegacy): it synchronizes with every blocking stream, the other thread's per-thread stream too, so the wait may last until the other thread's work is done; $fix" ;;
+        device) echo "thread $n waited for the whole device (cudaDeviceSynchronize, or a call that waits like it): that waits for all work of the device, the other thread's too; $fix" ;;
+        other) echo "thread $n waited for $w: not its own work; $fix" ;;
+        empty) echo "thread $n waited for $w: its own work was not waited for; $fix" ;;
+        event) echo "thread $n waited for $w; $fix" ;;
+        *) echo "TODO 3: cudaDeviceSynchronize waits for all work of the device, the other thread's too; cudaStreamSynchronize(cudaStreamPerThread) waits for this thread's" ;;
+    esac
+}
+
+# Each wait of the threads must be for the stream their own work ran on.
+# Stream 0 is not: the legacy default stream synchronizes with every blocking
+# stream (CUDA Runtime API, "Stream synchronization behavior"), the other
+# thread's per-thread stream too, so a wait for it may last until the other
+# thread is done; cudaDeviceSynchronize waits for the whole device. Which
+# stream a wait was for is a structure of the trace (its sync record), not a
+# time: another program on the GPU cannot change it.
 @test "each thread waited for its own stream, not for the whole device" {
     need_run main
     need_trace main
     draw_on_fail main "${THREADS[@]}"
-    local dev ctx
+    local waits dev bad seen
+    waits=$(thread_waits)
     dev=$(tq main count api:cudaDeviceSynchronize "${THREADS[@]}")
-    ctx=$(tq main count sync:context "${THREADS[@]}")
-    [ "$dev" = 0 ] && [ "$ctx" = 0 ] || say_fail \
-        "each thread waits for its per-thread default stream alone (cudaStreamSynchronize)" \
-        "$dev cudaDeviceSynchronize call(s), $ctx wait(s) for the whole device while the threads ran" \
-        "TODO 3: cudaDeviceSynchronize waits for all work of the device, the other thread's too; cudaStreamSynchronize(cudaStreamPerThread) waits for this thread's"
+    bad=$(awk -F'\t' '$2 == 0' <<<"$waits" | head -n 1)
+    [ -z "$bad" ] && [ "$dev" = 0 ] && return 0
+    seen=$(awk -F'\t' '{ printf "%sthread %s waited for %s", (NR > 1 ? "; " : ""), $1, $4 }' <<<"$waits")
+    [ "$dev" = 0 ] || grep -q $'\tdevice\t' <<<"$waits" ||
+        seen="${seen:+$seen; }$dev cudaDeviceSynchronize call(s)"
+    say_fail \
+        "each thread waits for the stream its own copies and kernel ran on, and for nothing else: cudaStreamSynchronize(cudaStreamPerThread)" \
+        "${seen:-no wait}" \
+        "$(waits_hint "$bad")"
 }
 
 # ------------------------------------------------------------ part 3

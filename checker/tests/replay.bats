@@ -569,6 +569,45 @@ PY
         'thread 2 queued its kernel at .* ms, after thread 1.s kernel had ended at'
 }
 
+# stream0_wait_07 DIR: in DIR, a run of lab 07 whose second host thread of
+# part 2's own-stream version (range "part2_per_thread") waited with
+# cudaStreamSynchronize(0), as mutant threads-wait-on-stream-0 does (there
+# both threads do; one is enough to fail). Derived, not recorded: the
+# recorded solution, its wait's record (the range's last sync record of a
+# stream) moved from the thread's per-thread stream to the legacy default
+# stream (meta default_stream), which is where this build's CUPTI puts
+# cudaStreamSynchronize(0): the waits of part2_legacy in the same recording.
+# Its times are left as recorded: that wait already ended after all of the
+# other thread's work, as a wait for the legacy stream may.
+stream0_wait_07() {
+    local d=$1 r="$KIT_ROOT/checker/tests/replays/07-default-streams"
+    derived "$r/solution" "$d"
+    python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
+import sys
+rec = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')]
+r0, r1 = next((int(f[1]), int(f[2])) for f in rec if f[0] == 'nvtx' and f[-1] == 'part2_per_thread')
+legacy = next(f[2] for f in rec if f[0] == 'meta' and f[1] == 'default_stream')
+# sync: START END DEVICE STREAM TYPE CORR
+last = max((f for f in rec if f[0] == 'sync' and f[5] == 'stream' and r0 <= int(f[1]) <= r1),
+           key=lambda f: int(f[1]))
+assert last[4] != legacy
+last[4] = legacy
+open(sys.argv[2], 'w').write('\n'.join('\t'.join(f) for f in rec))
+PY
+}
+
+@test "lab 07: a thread that waits for stream 0 instead of its own stream fails the check of the threads' waits, and no other" {
+    local v=07-default-streams/stream0-wait d="$BATS_TEST_TMPDIR/stream0-wait" check
+    check=$(expected_check "$KIT_ROOT/checker/mutants/07-default-streams/threads-wait-on-stream-0.patch")
+    stream0_wait_07 "$d"
+    REPLAY_DIR="$d" replay_check "$v"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    tap_failed "$(tap_of "$v")" "$check"
+    [ "$(grep -c '^not ok' "$(tap_of "$v")")" = 1 ]
+    grep -q 'seen: *thread 2 waited for its own stream (thread 2 default); thread 3 waited for the legacy default stream (stream 0)$' "$BATS_TEST_TMPDIR/$v.log"
+    grep -q 'hint: *thread 3 waited for the legacy default stream (cudaStreamSynchronize(0), or cudaStreamLegacy): .*cudaStreamSynchronize(cudaStreamPerThread) (TODO 3)$' "$BATS_TEST_TMPDIR/$v.log"
+}
+
 # make test-shared keeps every run (KEEP_RUNS) in a folder made on the way.
 # Lab 03's check once wrote into it before it existed: its awk died with the
 # verdict unwritten, and the unit mutant passed (seen on an H100).

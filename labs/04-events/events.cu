@@ -344,10 +344,11 @@ int main(int argc, char **argv)
         part_polling(&w);
     if (part == 0 || part == 3) {
         /*
-         * Load part 3's kernels first. With lazy loading (the default since
-         * CUDA 12.2) a kernel's code is loaded at its first launch, and that
-         * may wait for the kernels already running: a first-time consumer
-         * would wait for the producer by accident and hide a missing wait.
+         * Load part 3's kernels first. With lazy loading (the default on
+         * Linux since CUDA 12.2, on Windows since 12.3) a kernel's code is
+         * loaded at its first launch, and that may wait for the kernels
+         * already running: a first-time consumer would wait for the producer
+         * by accident and hide a missing wait.
          */
         CUDA_CHECK(cudaFuncGetAttributes(&attr, producer_kernel));
         CUDA_CHECK(cudaFuncGetAttributes(&attr, consumer_kernel));

@@ -605,8 +605,9 @@ static int usable_gpus(void)
 
 /*
  * Load every kernel's code on every GPU before anything runs. With lazy
- * loading (the default since CUDA 12.2) a kernel's code is loaded on a GPU
- * at its first launch there, and that may wait for the work already queued.
+ * loading (the default on Linux since CUDA 12.2, on Windows since 12.3) a
+ * kernel's code is loaded on a GPU at its first launch there, and that may
+ * wait for the work already queued.
  */
 static void load_kernels(int ngpus)
 {

@@ -510,9 +510,10 @@ static size_t part_pipeline(uint32_t seed)
 
 /*
  * Load every kernel's code before anything runs. With lazy loading (the
- * default since CUDA 12.2) a kernel's code is loaded at its first launch, and
- * that may wait for the kernels already running: part 1's short kernels
- * may then wait for the long one whatever their stream.
+ * default on Linux since CUDA 12.2, on Windows since 12.3) a kernel's code
+ * is loaded at its first launch, and that may wait for the kernels already
+ * running: part 1's short kernels may then wait for the long one whatever
+ * their stream.
  */
 static void load_kernels(void)
 {
