@@ -608,6 +608,124 @@ PY
     grep -q 'hint: *thread 3 waited for the legacy default stream (cudaStreamSynchronize(0), or cudaStreamLegacy): .*cudaStreamSynchronize(cudaStreamPerThread) (TODO 3)$' "$BATS_TEST_TMPDIR/$v.log"
 }
 
+# derived_08 MODE REC DIR: in DIR, a run of lab 08 derived from the
+# recording REC (its output, its trace edited by MODE):
+#   late      the host held back after batch 0's copy was queued (its
+#             cudaMemcpyAsync) until 0.5 ms after that copy ended, as a busy
+#             machine can: every later call and range of the thread, and
+#             the GPU work those calls queued, that much later
+#   blocking  the host waited for each copy of part 2 (a cudaStreamSynchronize
+#             of the copy's stream from its call until 3 us after the copy,
+#             with its sync record), and went on 2 us later, as .to() without
+#             non_blocking=True or side.synchronize() makes it: the calls and
+#             ranges after each wait, and their GPU work, moved as above
+derived_08() {
+    derived "$2" "$3"
+    python3 - "$1" "$2/r.trace" "$3/r.trace" <<'PY'
+import sys
+mode, src, dst = sys.argv[1:4]
+rec = [l.split('\t') for l in open(src).read().rstrip('\n').split('\n')]
+CORR = {'copy': 12, 'kernel': 7, 'memset': 7, 'sync': 6, 'event': 5}
+side = min((f for f in rec if f[0] == 'nvtx' and f[-1] == 'side_stream'), key=lambda f: int(f[1]))
+th = side[3]
+api = {f[4]: f for f in rec if f[0] == 'api'}
+new = set()
+
+def part2_copies():
+    """part 2's H2D copies, by their call: (api record, copy record)"""
+    cs = [(api[f[12]], f) for f in rec if f[0] == 'copy' and f[5] == 'H2D' and f[12] in api
+          and api[f[12]][3] == th and int(side[1]) <= int(api[f[12]][1]) <= int(side[2])]
+    return sorted(cs, key=lambda p: int(p[0][1]))
+
+def shift(t, delta):
+    """the thread's calls and ranges from t on, and the GPU work those calls queued, delta ns later"""
+    moved = set()
+    for f in rec:
+        if f[0] in ('api', 'nvtx') and f[3] == th and id(f) not in new:
+            if int(f[1]) > t:
+                f[1] = str(int(f[1]) + delta)
+                f[2] = str(int(f[2]) + delta)
+                if f[0] == 'api':
+                    moved.add(f[4])
+            elif int(f[2]) > t:
+                f[2] = str(int(f[2]) + delta)
+    for f in rec:
+        if f[0] in CORR and f[CORR[f[0]]] in moved:
+            f[1] = str(int(f[1]) + delta)
+            if f[0] != 'event':
+                f[2] = str(int(f[2]) + delta)
+
+def next_call(t):
+    return min(int(f[1]) for f in rec if f[0] == 'api' and f[3] == th and int(f[1]) > t and id(f) not in new)
+
+if mode == 'late':
+    # batch 0's copy is the second; the host held back 0.5 ms past its end
+    a, c = part2_copies()[1]
+    t = int(a[2])
+    shift(t, int(c[2]) + 500000 - next_call(t))
+elif mode == 'blocking':
+    corr = max(int(f[4]) for f in rec if f[0] == 'api') + 1
+    for k in range(len(part2_copies())):
+        a, c = part2_copies()[k]
+        t = int(a[2])
+        s0, s1 = t + 2000, max(int(c[2]) + 3000, t + 3000)
+        n = next_call(t)
+        w = ['api', str(s0), str(s1), th, str(corr), 'cudaStreamSynchronize']
+        s = ['sync', str(s0 + 1000), str(s1 - 300), c[3], c[4], 'stream', str(corr)]
+        new.update((id(w), id(s)))
+        corr += 1
+        shift(t, s1 + 2000 - n)
+        rec[-1:-1] = [w, s]
+        for f in rec:
+            if f[0] == 'end':
+                f[1] = str(int(f[1]) + 2)
+open(dst, 'w').write('\n'.join('\t'.join(f) for f in rec) + '\n')
+PY
+}
+
+# late_08 DIR [AGAIN]: the recorded solution, its host held back after
+# batch 0's copy (derived_08 late). AGAIN: the recorded mutant
+# prefetch-on-current-stream (the copies on the kernels' stream) is the
+# re-run (r.2.*).
+late_08() {
+    local r="$KIT_ROOT/checker/tests/replays/08-pytorch"
+    derived_08 late "$r/solution" "$1"
+    [ -z "${2:-}" ] || rerun_is "$r/mut-prefetch-on-current-stream" "$1"
+}
+
+@test "lab 08: a run whose host queued a batch's kernels only after its copy had ended is run again" {
+    second_look_replay late_08 08-pytorch/late "a copy of the next batch overlaps the current batch's kernels" fails \
+        'batch 0.s kernels were queued at .* ms, after its copy .* ms had ended, and the host made no wait'
+    grep -q 'batch 0: its copy .* and its kernels (from .* ms) on one stream, stream 7' "$BATS_TEST_TMPDIR/08-pytorch/late.log"
+}
+
+@test "lab 08: when no run could show a copy beside its batch's kernels, the check passes and says so" {
+    skip_full "one more replay, three runs of it"
+    second_look_replay late_08 08-pytorch/late "a copy of the next batch overlaps the current batch's kernels" passes \
+        'batch 0.s kernels were queued at .* ms, after its copy .* ms had ended, and the host made no wait'
+}
+
+# A side-stream copy that keeps the host until it is done (derived_08
+# blocking): the copies of batches 2 and 3 still run beside batch 0's
+# kernels, queued before them, so at least a quarter of the copy time runs
+# beside a kernel, which the overlap check once took for the lesson. The
+# recorded mutant has no recording yet; this run stands in for it.
+@test "lab 08: a side-stream copy that keeps the host fails, though it runs beside an earlier batch's kernels" {
+    local v=08-pytorch/blocking d="$BATS_TEST_TMPDIR/blocking" log tap
+    derived_08 blocking "$KIT_ROOT/checker/tests/replays/08-pytorch/solution" "$d"
+    "$ST" query "$d/r.trace" overlap h2d kernel --window nvtx:side_stream+gpu |
+        awk '{ exit !($2 >= 0.25) }'
+    REPLAY_DIR="$d" replay_check "$v"
+    tap=$(tap_of "$v") log="$BATS_TEST_TMPDIR/$v.log"
+    cat "$log"
+    # these two fail, every other check passes
+    [ "$(grep '^not ok' "$tap" | sed 's/^not ok [0-9]* //' | paste -sd '|' -)" = \
+        "each side-stream .to() returns before its copy ends|a copy of the next batch overlaps the current batch's kernels" ]
+    grep -q "seen: *batch 0's copy .* ms, the host in cudaStreamSynchronize until .* ms; batch 1's copy" "$log"
+    grep -q "seen: *batch 0: its copy .* ms, the host in cudaStreamSynchronize until .* ms, the batch's kernels queued at .* ms; batch 1: .*, the copy beside earlier batches' kernels only" "$log"
+    [ "$(grep -c 'hint: .*right after the copy the host waited for the side stream (cudaStreamSynchronize) until the copy was done: .to() without non_blocking=True waits that way.* (TODO 3)$' "$log")" = 2 ]
+}
+
 # make test-shared keeps every run (KEEP_RUNS) in a folder made on the way.
 # Lab 03's check once wrote into it before it existed: its awk died with the
 # verdict unwritten, and the unit mutant passed (seen on an H100).

@@ -23,7 +23,8 @@ What to do, in the order the program reaches them:
           side stream: torch.cuda.current_stream().wait_stream(side).
   TODO(5) tell the caching allocator that the current stream uses the batch,
           so that its memory is not handed out again while the kernels still
-          read it: cur.record_stream(torch.cuda.current_stream()).
+          read it: cur.record_stream(torch.cuda.current_stream()) (one of two
+          remedies; the README says the other).
   TODO(6) the fourth case: torch.cuda.synchronize() before t0 (outside the
           range) and right after the launch (before t1).
   TODO(7) time the same kernel with two torch.cuda.Event(enable_timing=True):
@@ -236,7 +237,8 @@ def part_copies(o):
 
 def prefetch(host, side):
     """Queue the copy of a pinned host batch to the GPU on stream `side`;
-    return the GPU tensor (its copy may still be running)."""
+    return the GPU tensor at once, its copy still running: a host that waits
+    for the copy here queues the batch's kernels only after it."""
     # TODO(3)
     lab_todo(3, 'queue the copy on the side stream: with torch.cuda.stream(side): return host.to(DEVICE, non_blocking=True)')
 
