@@ -634,10 +634,14 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	(void)userdata;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		const CUpti_CallbackData *cd = data;
-		if (cd->callbackSite == CUPTI_API_EXIT)
+		/* cudaDeviceReset: no current device after it (its context is
+		 * gone); before it, deliver what it would throw away */
+		if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+			if (cd->callbackSite == CUPTI_API_ENTER)
+				flush_all();
+		} else if (cd->callbackSite == CUPTI_API_EXIT) {
 			on_runtime_exit(cd);
-		else if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020)
-			flush_all(); /* the reset throws away undelivered records */
+		}
 		return;
 	}
 	if (domain != CUPTI_CB_DOMAIN_RESOURCE)
