@@ -158,6 +158,26 @@ queued_before_wait() {
         }'
 }
 
+# unwaited RUN: the streams whose GPU work, queued in the last pipelined run,
+# went on after that run's NVTX range had ended: the host returned from
+# run_pipelined() without waiting for them. In words ("GPU 0's streams 23,
+# 24, 25 and GPU 1's stream 29"), or nothing. (A wait that returned leaves
+# its stream's work ended before the range's end: a stream it waited for is
+# never named.)
+unwaited() {
+    local end
+    end=$(tq "$1" list nvtx:pipelined | tail -n 1 | cut -f 2)
+    [ -n "$end" ] || return 0
+    tq "$1" list gpu --window 'nvtx:pipelined#last+gpu' |
+        awk -F'\t' -v e="$end" '$2 + 0 > e + 0.001 { print $9, $5 }' | sort -un -k1,1 -k2,2 |
+        awk '!($1 in n) { g[++ng] = $1 } { s[$1] = s[$1] (s[$1] == "" ? "" : ", ") $2; n[$1]++ }
+            END {
+                for (i = 1; i <= ng; i++)
+                    out = out (out == "" ? "" : " and ") "GPU " g[i] "\047s stream" (n[g[i]] > 1 ? "s " : " ") s[g[i]]
+                if (out != "") print out
+            }'
+}
+
 # gpu_spans RUN [WINDOW...]: one line per GPU that worked in WINDOW:
 # "DEVICE FIRST_START LAST_END" (ms)
 gpu_spans() {
@@ -223,12 +243,67 @@ your_run() {
 
 @test "it runs to the end and exits 0" {
     check_exits_ok main \
-        "a CUDA error names the file:line and the call: a kernel launched into a stream of another GPU fails (a stream belongs to the GPU current when it was made), and a kernel must not read another GPU's memory while peer access is off (it may fault: cudaErrorIllegalAddress)"
+        "a CUDA error names the file:line and the call: a kernel must not read another GPU's memory while peer access is off (it may fault: cudaErrorIllegalAddress), as one does that runs on the GPU of a stream made before its slice's GPU was current (TODO 1); and the CUDA Programming Guide says a kernel launch into a stream of a GPU that is not current fails"
 }
 
 @test "every element of the result is right" {
     check_verified main "RESULT: verified every result of the parts that were run" WRONG \
         "part 1: every slice in, through the kernel and back (TODO 2); part 2: the consumer must not start before the producer is done (TODO 3); part 3: each side's numbers into the other's halo (TODO 4)"
+}
+
+# A kernel runs on the GPU of its stream. The CUDA Programming Guide says a
+# launch into a stream of a GPU that is not the current one fails; on two
+# H100s (CUDA 13.0, driver 580) such launches ran, on the stream's GPU, with
+# right results, so that no other check could tell. The trace says which GPU
+# was current at each launch (format 3: `streamtrace query FILE current
+# kernel`), and this check holds the Guide's rule. On one GPU every stream is
+# GPU 0's and GPU 0 always current: it cannot fail there, so it needs two.
+
+# elsewhere_kernels RUN: the kernels launched while a GPU other than their
+# stream's was current, one line per kernel name, stream GPU and current GPU:
+#   NAME<TAB>COUNT<TAB>STREAM_GPU<TAB>CURRENT_GPU<TAB>STREAMS<TAB>FIRST_MS<TAB>K
+# (K: the first one's number among the trace's kernels, for draw_on_fail);
+# "unknown" alone when the trace says for no kernel which GPU was current.
+elsewhere_kernels() {
+    tq "$1" current kernel | awk -F'\t' '
+        $11 != "-" { known++ }
+        $11 != "-" && $11 != $9 {
+            n = $6; sub(/\(.*/, "", n); key = n SUBSEP $9 SUBSEP $11
+            if (!(key in cnt)) { order[++nk] = key; first[key] = sprintf("%.3f", $1); k[key] = NR }
+            cnt[key]++
+            if (!((key, $5) in seen)) { seen[key, $5] = 1; st[key] = st[key] (st[key] == "" ? "" : ", ") $5 }
+        }
+        END {
+            if (!known) { print "unknown"; exit }
+            for (i = 1; i <= nk; i++) {
+                split(order[i], p, SUBSEP)
+                printf "%s\t%d\t%s\t%s\t%s\t%s\t%d\n", p[1], cnt[order[i]], p[2], p[3], st[order[i]], first[order[i]], k[order[i]]
+            }
+        }'
+}
+
+@test "every kernel was launched while its stream's GPU was current" {
+    need_run main
+    need_trace main
+    need_gpus 2
+    local off seen="" todo="" name n sg cg streams first k k1=""
+    off=$(elsewhere_kernels main)
+    [ "$off" != unknown ] || skip "not recorded: the trace does not say which GPU was current at each launch (a trace older than format 3)"
+    [ -n "$off" ] || return 0
+    while IFS=$'\t' read -r name n sg cg streams first k; do
+        k1=${k1:-$k}
+        seen+="${seen:+; }$n launch$([ "$n" = 1 ] || echo es) of $name into stream$([[ $streams != *,* ]] || echo s) $streams of GPU $sg while GPU $cg was current (the first at $first ms)"
+        case $name in
+            scramble_kernel) todo+="${todo:+; }make each slice's GPU current (cudaSetDevice) before issue_slice() queues its work (TODO 2)" ;;
+            consume_kernel) todo+="${todo:+; }make GPU cons current (cudaSetDevice) after recording the event, before s_cons's wait, copy and launch (TODO 3)" ;;
+            produce_kernel) todo+="${todo:+; }keep cudaSetDevice(prod) before the producer's launch, as part_event() has it" ;;
+            *) todo+="${todo:+; }make the GPU of $name's stream current before its launch" ;;
+        esac
+    done <<<"$off"
+    draw_on_fail main --record kernel "$k1"
+    say_fail "every kernel launched with the GPU of its stream current (cudaSetDevice to that GPU first)" \
+        "$seen" \
+        "$todo. The CUDA Programming Guide says a kernel launch into a stream of a GPU that is not the current one fails. Two H100s with CUDA 13.0 ran such launches anyway, on the stream's GPU, with right results: only the trace shows it."
 }
 
 # ------------------------------------------------------------ part 1
@@ -256,7 +331,17 @@ your_run() {
         want=$(( $(slices_on main "$g") * per_stream ))
         [ "$n" = "$want" ] || bad+="${bad:+; }GPU $g's kernels ran on $n streams, not $want"
     done
-    [ -z "$bad" ] || say_fail \
+    [ -n "$bad" ] || return 0
+    local late
+    late=$(unwaited main)
+    if [ -n "$late" ]; then
+        say_fail \
+            "slice s's $chunks chunks on GPU s % $(gpus main), over $per_stream streams of that GPU, within the pipelined run" \
+            "$bad, and work of this run went on after run_pipelined() had returned" \
+            "the host left streams unwaited: $late still had work when run_pipelined() returned. Once every slice is queued, wait for every one of each slice's streams (cudaStreamSynchronize), each with its slice's GPU current (TODO 2)"
+        return 1
+    fi
+    say_fail \
         "slice s's $chunks chunks on GPU s % $(gpus main), over $per_stream streams of that GPU" \
         "$bad" \
         "a stream belongs to the GPU current when it is made: make the slice's GPU current first (TODO 1), and again before its work is queued (TODO 2)"
@@ -397,10 +482,36 @@ copy_times() {
     done
 }
 
+# on_other_gpus_stream RUN: fail, naming TODO 5, where a copy of an exchange
+# ran on an internal stream of the GPU it goes to, not in the stream it was
+# queued in: with peer access on one way only, the driver has the GPU that
+# can reach the other's memory make the copy (seen on two H100s), outside
+# p->stream[k] and its events. A structure of the trace, the same in every
+# run: no second chance.
+on_other_gpus_stream() {
+    local r k dev stream sel kind sdev line from
+    for r in staged direct; do
+        line=0
+        while IFS=$'\t' read -r k _ _ _ _ dev stream sel; do
+            line=$((line + 1))
+            [ -n "$stream" ] || continue
+            from=$([ "$line" = 1 ] && echo 0 || echo 1)
+            read -r kind sdev < <(tq "$1" streams "$sel" --window "nvtx:$r" |
+                awk -v s="$stream" '$1 == s { print $2, $3 }')
+            [ "$kind" = internal ] && [ -n "$sdev" ] && [ "$sdev" != "$dev" ] || continue
+            say_fail "the $r copy from GPU $from to GPU $((1 - from)) in p->stream[$from], between its two events" \
+                "it ran on stream $stream, an internal stream of GPU $sdev: GPU $sdev made the copy, outside p->stream[$from] and its events" \
+                "peer access was on one way only: GPU $sdev could reach GPU $dev's memory and fetched the data itself, on a stream of its own. Turn peer access on both ways: cudaDeviceEnablePeerAccess with each GPU current in turn, for the other (TODO 5)"
+            return 1
+        done < <(copies "$1" "$r")
+    done
+}
+
 @test "the printed copy times are the GPU's own times of those copies" {
     need_run main
     need_trace main
     draw_on_fail main --window nvtx:staged --window nvtx:direct
+    on_other_gpus_stream main
     second_chance main copy_times
 }
 

@@ -357,9 +357,10 @@ tq() {
 # TRACE_AWK: the start of an awk program that reads a trace's records itself
 # (where streamtrace query has no question for it): t(x) is a time of the
 # file (ns near 2^61) as ns from the first time it was given, split so that
-# awk's doubles stay exact; d is 1 in a format 2 file, whose copy, kernel,
-# memset, sync and event records have DEVICE after END (header "streamtrace
-# 2", one field), else 0.
+# awk's doubles stay exact; d is 1 in a file of format 2 or later, whose
+# copy, kernel, memset, sync and event records have DEVICE after END (header
+# "streamtrace 2" or "streamtrace 3", one field), else 0. (Format 3 adds
+# `current` lines only, which a reader that picks records by tag skips.)
 TRACE_AWK='
     function t(x,   hi) {
         hi = substr(x, 1, length(x) - 9)

@@ -13,7 +13,9 @@
 # GPU the solution as `one-gpu`; unpack it over checker/tests/replays/);
 # draws the deck's timeline (OUT/09-multi-gpu.svg -> slides/timelines/, from
 # two GPUs); prints one table of verdicts and the lab's figures from the
-# solution's trace.
+# solution's trace. The trace tool writes format 3 (the GPU current at each
+# call): after unpacking new replays, the numbers of trace.bats's lab 09
+# test are read off the new solution's r.trace again.
 # Exit status 0: every verdict right; 1: some wrong; 77: no CUDA device.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -148,6 +150,10 @@ if [ -n "$T" ]; then
     echo "part 3: peer_access $(fig peer_access); staged $(fig staged_0to1_ms)/$(fig staged_1to0_ms) ms," \
          "$(fig staged_0to1_gbps)/$(fig staged_1to0_gbps) GB/s; direct $(fig direct_0to1_ms)/$(fig direct_1to0_ms) ms," \
          "$(fig direct_0to1_gbps)/$(fig direct_1to0_gbps) GB/s; p2p records: $(q count p2p:host) staged, $(q count p2p:direct) direct"
+    echo "current GPU: trace format $(head -n 1 "$T" | cut -d ' ' -f 2); kernels launched with another GPU current:" \
+         "$(q count kernel --current other) (solution)$(for m in split-issue-without-set-device event-consumer-queued-from-gpu0; do
+            t=$(ls "$OUT/runs-alone/mut-$m/$LAB".*/main.trace 2>/dev/null | head -n 1)
+            [ -z "$t" ] || printf ', %s (%s)' "$("$ST" query "$t" count kernel --current other 2>/dev/null)" "$m"; done)"
     echo "--- the solution's Your run:"
     sed -n '/^  Your run/,/^$/p' "$OUT/alone-solution.log"
 fi

@@ -19,23 +19,29 @@ ST="$KIT_ROOT/checker/trace/streamtrace"
 LEARN="$KIT_ROOT/checker/tests/fixtures/learn"
 
 
-# unexpected TAPFILE LAB: its failed and skipped checks, but for the skips of
-# the runs LAB's file `unrecorded` lists (a checker's run newer than the
-# recordings: replay-prog answers "no run recorded for: ARGS").
+# unexpected TAPFILE LAB [LAB/VARIANT]: its failed and skipped checks, but
+# for the skips of the runs LAB's file `unrecorded` lists (a checker's run
+# newer than the recordings: replay-prog answers "no run recorded for:
+# ARGS"), and, where VARIANT's recorded trace is of format 1 or 2, the skips
+# of checks that need what only format 3 records ("not recorded: the trace
+# does not say ..."; lab 09's current GPU at each launch).
 unexpected() {
-    local u="$KIT_ROOT/checker/tests/replays/$2/unrecorded" line args
+    local u="$KIT_ROOT/checker/tests/replays/$2/unrecorded" line args older=""
+    [ -z "${3:-}" ] || ! head -n 1 "$KIT_ROOT/checker/tests/replays/$3/r.trace" 2>/dev/null |
+        grep -qx 'streamtrace [12]' || older=1
     while IFS= read -r line; do
         if [[ $line == "ok "*"no run recorded for: "* ]]; then
             args=${line##*no run recorded for: }
             args=${args% (record the replays again)}
             grep -v '^#' "$u" 2>/dev/null | grep -qxF -- "$args" && continue
         fi
+        [[ -n $older && $line == "ok "*"# skip not recorded: the trace does not say "* ]] && continue
         echo "$line"
     done < <(grep -E '^(not ok|ok .*# skip)' "$1")
 }
 
 # passes_all LAB/VARIANT: its replay ran, and failed and skipped nothing unexpected.
-passes_all() { [ -s "$(tap_of "$1")" ] && [ -z "$(unexpected "$(tap_of "$1")" "${1%%/*}")" ]; }
+passes_all() { [ -s "$(tap_of "$1")" ] && [ -z "$(unexpected "$(tap_of "$1")" "${1%%/*}" "$1")" ]; }
 
 # recorded KIND [LAB]: every LAB/VARIANT recorded whose VARIANT matches KIND.
 recorded() { (cd "$KIT_ROOT/checker/tests/replays" && ls -d ${2:-*}/$1 2>/dev/null); }
@@ -408,9 +414,9 @@ replay_drawn() {
     tap=$(tap_of "$v") log="$BATS_TEST_TMPDIR/$v.log"
     cat "$log"
     ! grep -q '^not ok' "$tap" || return 1
-    [ "$(grep -c '# skip' "$tap")" = 4 ]
-    [ "$(grep -c '# skip needs 2 GPUs: this machine has 1$' "$tap")" = 4 ]
-    grep -q '^Score: not graded: 4 checks need 2 GPUs; 12 of 12 checks that ran pass\.$' "$log"
+    [ "$(grep -c '# skip' "$tap")" = 5 ]
+    [ "$(grep -c '# skip needs 2 GPUs: this machine has 1$' "$tap")" = 5 ]
+    grep -q '^Score: not graded: 5 checks need 2 GPUs; 12 of 12 checks that ran pass\.$' "$log"
     grep -q '^Next: the skipped checks need 2 GPUs' "$log"
 }
 
@@ -736,4 +742,186 @@ late_08() {
     KEEP_RUNS="$BATS_TEST_TMPDIR/keep/not-made-yet" replay_check "$v" "$check"
     tap_failed "$(tap_of "$v")" "$check" || { cat "$BATS_TEST_TMPDIR/$v.log"; return 1; }
     [ -s "$BATS_TEST_TMPDIR/keep/not-made-yet/event-times.txt" ]
+}
+
+# ------------------------------------------------------------ lab 09, derived
+#
+# Runs of lab 09 derived from its recorded solution (two H100s, format 2),
+# each an edited copy of the recording that models one mistake: made, not
+# recorded. They test that the checker names the cause, not what a GPU does.
+
+# current_09 DIR [MUTANT]: in DIR, lab 09's recorded solution as format 3:
+# a `current` line after each runtime call, with a model of the device
+# current at it (not recorded: the recording's own current lines, if any,
+# are dropped): a call that queued GPU work, the device of that work's
+# stream; a cudaSetDevice, the device of the next such call; any other
+# call, the device of the call before it.
+# MUTANT: in every "pipelined" range the calls that queued slice 0's work
+# (on GPU 0) say GPU 1, as a run_pipelined() without the cudaSetDevice
+# before issue_slice() has it (GPU 1 is current from the run before it).
+current_09() {
+    local d=$1 r="$KIT_ROOT/checker/tests/replays/09-multi-gpu"
+    derived "$r/solution" "$d"
+    python3 - "$r/solution/r.trace" "$d/r.trace" "${2:-}" <<'PY'
+import sys
+lines = [l for l in open(sys.argv[1]).read().split('\n') if not l.startswith('current\t')]
+rec = [l.split('\t') for l in lines]
+mutant = sys.argv[3] == 'mutant'
+sdev = {f[1]: int(f[3]) for f in rec if f[0] == 'stream'}
+work = {}           # corr -> the device of its work's stream
+for f in rec:
+    if f[0] in ('copy', 'kernel', 'memset'):
+        work[f[-1] if f[0] != 'kernel' else f[7]] = sdev.get(f[4], int(f[3]))
+    elif f[0] == 'event':
+        work[f[5]] = sdev.get(f[3], int(f[2]))
+pipes = [(int(f[1]), int(f[2])) for f in rec if f[0] == 'nvtx' and f[-1] == 'pipelined']
+calls = sorted((int(f[4]), f) for f in rec if f[0] == 'api')
+cur, last = {}, 0
+for i, (c, f) in enumerate(calls):
+    if f[4] in work:
+        last = work[f[4]]
+        if mutant and last == 0 and any(a <= int(f[1]) <= b for a, b in pipes):
+            cur[f[4]] = 1
+            continue
+    elif f[5] == 'cudaSetDevice':
+        nxt = [work[g[4]] for _, g in calls[i + 1:] if g[4] in work]
+        if nxt:
+            last = nxt[0]
+    cur[f[4]] = last
+out = ['streamtrace 3']
+for l, f in zip(lines[1:], rec[1:]):
+    out.append(l)
+    if f[0] == 'api':
+        out.append('current\t%s\t%d' % (f[4], cur[f[4]]))
+open(sys.argv[2], 'w').write('\n'.join(out))
+PY
+}
+
+@test "lab 09 in format 3: the solution passes every check, its kernels all launched on their streams' GPUs" {
+    skip_full "one more replay of every check"
+    local v=09-multi-gpu/current d="$BATS_TEST_TMPDIR/09-current"
+    current_09 "$d"
+    REPLAY_DIR="$d" replay_check "$v"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    head -n 1 "$d/r.trace" | grep -qx 'streamtrace 3'
+    [ -z "$(unexpected "$(tap_of "$v")" 09-multi-gpu)" ]
+    grep -qx "ok [0-9]* every kernel was launched while its stream's GPU was current" "$(tap_of "$v")"
+}
+
+@test "lab 09: kernels launched while another GPU was current fail, the hint naming the kernel, both GPUs and TODO 2" {
+    local v=09-multi-gpu/elsewhere d="$BATS_TEST_TMPDIR/09-elsewhere"
+    local check="every kernel was launched while its stream's GPU was current"
+    current_09 "$d" mutant
+    REPLAY_DIR="$d" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    tap_failed "$(tap_of "$v")" "$check"
+    # 3 pipelined runs of slice 0's 8 chunks, over its 4 streams
+    grep -q 'seen: *24 launches of scramble_kernel into streams [0-9]*, [0-9]*, [0-9]*, [0-9]* of GPU 0 while GPU 1 was current (the first at' \
+        "$BATS_TEST_TMPDIR/$v.log"
+    grep -q 'hint: *make each slice.s GPU current (cudaSetDevice) before issue_slice() queues its work (TODO 2)\. The CUDA Programming Guide says' \
+        "$BATS_TEST_TMPDIR/$v.log"
+    grep -q 'timeline:' "$BATS_TEST_TMPDIR/$v.log"
+}
+
+@test "lab 09: where the trace does not say which GPU was current (format 2), the check skips and says why" {
+    skip_full "one more replay"
+    local v=09-multi-gpu/format2 d="$BATS_TEST_TMPDIR/09-format2" r="$KIT_ROOT/checker/tests/replays/09-multi-gpu"
+    local check="every kernel was launched while its stream's GPU was current"
+    # the recorded solution as format 2 (its current lines, if any, dropped)
+    derived "$r/solution" "$d"
+    sed -e '1s/^streamtrace [0-9]*$/streamtrace 2/' -e '/^current\t/d' "$r/solution/r.trace" >"$d/r.trace"
+    REPLAY_DIR="$d" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    grep -qx "ok 1 $check # skip not recorded: the trace does not say which GPU was current at each launch (a trace older than format 3)" \
+        "$(tap_of "$v")"
+}
+
+# unwaited_09 DIR: in DIR, lab 09's recorded solution whose last pipelined
+# run waited for one stream of each slice only (its first: chunks 0 and 4),
+# as a run_pipelined() that synchronizes sp->sl[s].streams[0] alone does:
+# the other streams' waits are gone, GPU 1's wait follows GPU 0's, and the
+# range "pipelined" ends when it returns, while the other streams' last
+# chunks still run.
+unwaited_09() {
+    local d=$1 r="$KIT_ROOT/checker/tests/replays/09-multi-gpu"
+    derived "$r/solution" "$d"
+    python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split('\n')
+rec = [l.split('\t') for l in lines]
+a, b = max((int(f[1]), int(f[2])) for f in rec if f[0] == 'nvtx' and f[-1] == 'pipelined')
+inr = lambda f: a <= int(f[1]) <= b
+api = [f for f in rec if f[0] == 'api' and inr(f)]
+syncs = [f for f in api if f[5] == 'cudaStreamSynchronize']
+sets = [f for f in api if f[5] == 'cudaSetDevice']
+sync_rec = {f[-1]: f for f in rec if f[0] == 'sync'}
+# the waits: GPU 0's streams, then (after a cudaSetDevice) GPU 1's
+first0, first1 = syncs[0], next(f for f in syncs if sync_rec[f[4]][3] == '1')
+gone = {f[4] for f in syncs if f is not first0 and f is not first1}
+# GPU 1's first stream: its work queued in the range, and when it ended
+stream1 = sync_rec[first1[4]][4]
+end1 = max(int(f[2]) for f in rec if f[0] in ('copy', 'kernel') and f[4] == stream1 and int(f[1]) >= a)
+set1 = [f for f in sets if int(f[1]) > int(first0[2])][0]
+t = int(first0[2]) + 3000
+set1[1], set1[2] = str(t), str(t + 600)
+first1[1], first1[2] = str(t + 1200), str(max(end1, t + 1200) + 5000)
+s1 = sync_rec[first1[4]]
+s1[1], s1[2] = first1[1], first1[2]
+for f in rec:
+    if f[0] == 'nvtx' and f[-1] == 'pipelined' and int(f[1]) == a:
+        f[2] = str(int(first1[2]) + 3000)
+out = [f for f in rec if not (f[0] in ('api', 'sync') and f[-1 if f[0] == 'sync' else 4] in gone)]
+open(sys.argv[2], 'w').write('\n'.join('\t'.join(f) for f in out))
+PY
+}
+
+@test "lab 09: streams left unwaited fail the streams check, the hint naming them and TODO 2" {
+    local v=09-multi-gpu/unwaited d="$BATS_TEST_TMPDIR/09-unwaited"
+    local check="each slice's chunks ran on streams of their own, on the slice's GPU"
+    unwaited_09 "$d"
+    REPLAY_DIR="$d" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    tap_failed "$(tap_of "$v")" "$check"
+    # (in the recording of 2026-11-25: GPU 0 ran 7 kernels, GPU 1 6; the
+    # streams 23, 24, 25 and 27, 28, 29 went on)
+    grep -q "seen: *GPU 0 ran [0-7] kernels, not 8; GPU 1 ran [0-7] kernels, not 8, and work of this run went on after run_pipelined() had returned" \
+        "$BATS_TEST_TMPDIR/$v.log"
+    grep -q "hint: *the host left streams unwaited: GPU 0's streams* [0-9, ]* and GPU 1's streams* [0-9, ]* still had work when run_pipelined() returned\..*(TODO 2)" \
+        "$BATS_TEST_TMPDIR/$v.log"
+    ! grep -q 'TODO 1' "$BATS_TEST_TMPDIR/$v.log"
+}
+
+# one_way_09 DIR: in DIR, lab 09's recorded solution with peer access turned
+# on one way only (GPU 0 may reach GPU 1's memory, not the other way): the
+# exchange's copy from GPU 1 to GPU 0 in the range "direct" made by GPU 0 on
+# an internal stream of its own (99, declared), as a run on two H100s did,
+# instead of in GPU 1's p->stream[1].
+one_way_09() {
+    local d=$1 r="$KIT_ROOT/checker/tests/replays/09-multi-gpu"
+    derived "$r/solution" "$d"
+    python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split('\n')
+rec = [l.split('\t') for l in lines]
+a, b = next((int(f[1]), int(f[2])) for f in rec if f[0] == 'nvtx' and f[-1] == 'direct')
+for f in rec:
+    if f[0] == 'copy' and f[5] == 'P2P' and f[3] == '1' and a <= int(f[1]) <= b:
+        f[4] = '99'
+i = next(i for i, f in enumerate(rec) if f[0] == 'stream')
+rec.insert(i, ['stream', '99', 'internal', '0', '-'])
+open(sys.argv[2], 'w').write('\n'.join('\t'.join(f) for f in rec))
+PY
+}
+
+@test "lab 09: a copy made on the other GPU's internal stream (peer access one way) fails the copy times, the hint naming TODO 5" {
+    local v=09-multi-gpu/one-way d="$BATS_TEST_TMPDIR/09-one-way"
+    local check="the printed copy times are the GPU's own times of those copies"
+    one_way_09 "$d"
+    REPLAY_DIR="$d" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    tap_failed "$(tap_of "$v")" "$check"
+    grep -q 'seen: *it ran on stream 99, an internal stream of GPU 0: GPU 0 made the copy, outside p->stream\[1\] and its events' \
+        "$BATS_TEST_TMPDIR/$v.log"
+    grep -q 'hint: *peer access was on one way only: GPU 0 could reach GPU 1.s memory .*(TODO 5)' "$BATS_TEST_TMPDIR/$v.log"
+    ! grep -q 'TODO 4' "$BATS_TEST_TMPDIR/$v.log"
 }

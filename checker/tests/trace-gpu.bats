@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # trace-gpu.bats -- the trace tool on a real GPU: capture trace-progs/known.cu,
-# kinds.cu and peers.cu, whose structure is known, and lab 01's solution; the
-# tool must report exactly that structure. Skipped, with the reason, where
-# there is no nvcc, no CUPTI or no CUDA device (known.cu exits 77 then);
-# peers.cu's tests need two GPUs.
+# kinds.cu, peers.cu and current.cu, whose structure is known, and lab 01's
+# solution; the tool must report exactly that structure. Skipped, with the
+# reason, where there is no nvcc, no CUPTI or no CUDA device (known.cu exits
+# 77 then); the tests of peers.cu and current.cu need two GPUs.
 
 bats_require_minimum_version 1.5.0
 
@@ -39,7 +39,7 @@ setup_file() {
 		timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/known.trace" \
 			-- "$d/known" >"$d/run.out" 2>&1 || rrc=$?
 		echo "$rrc" >"$d/run.rc"
-		for p in kinds peers; do
+		for p in kinds peers current; do
 			rrc=0
 			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/trace-progs/$p.cu" \
 				>"$d/$p.out" 2>&1 &&
@@ -109,6 +109,19 @@ q() {
 	q dropped;          [ "$output" = 0 ]
 	q meta copy_engines
 	[[ "$output" =~ ^[0-9]+$ ]]
+}
+
+@test "on one GPU, every copy and kernel, and every call made with a context, say device 0 was current" {
+	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 3" ]
+	q current gpu
+	[ -n "$output" ] && [ "$(cut -f 11 <<<"$output" | sort -u)" = 0 ]
+	q count gpu --current other; [ "$output" = 0 ]
+	# a call made before any context is current (cudaGetDeviceCount) says
+	# none (-); every other one, device 0
+	q count api --current 0
+	awk -v n="$output" 'BEGIN { exit !(n > 0) }'
+	q current api
+	[ -z "$(cut -f 11 <<<"$output" | grep -vx -e - -e 0)" ]
 }
 
 @test "the terminal timeline shows a copy in one stream under a kernel in the other" {
@@ -248,4 +261,38 @@ overlap_ms() {
 	[[ $output == *"dev 0 "* && $output == *"dev 1 "* ]]
 	run -0 "$ST" summary "$K"; echo "$output"
 	grep -Eq '^P2P direct +1 ' <<<"$output" && grep -Eq '^P2P via host +1 ' <<<"$output"
+}
+
+# current.cu: with device 0 current, a kernel and a copy into s1, a stream of
+# device 1. The Programming Guide says the launch fails and the copy
+# succeeds; what this GPU did is printed (elsewhere_launch, elsewhere_ran)
+# and echoed here. Either way the trace says which device was current.
+@test "current.cu: a kernel queued into a stream of device 1 while device 0 was current is found by --current other" {
+	ran current
+	local launched ran_ok
+	launched=$(awk '$1 == "elsewhere_launch" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
+	ran_ok=$(awk '$1 == "elsewhere_ran" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
+	echo "this GPU: the launch into a stream of device 1 with device 0 current: $launched; it ran: $ran_ok"
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 3" ]
+	# the two right_kernels: device 0 with 0 current, device 1 with 1 current
+	run -0 "$ST" query "$K" current kernel:right_kernel; echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(cut -f 9,11 <<<"${lines[0]}")" = "$(printf '0\t0')" ]
+	[ "$(cut -f 9,11 <<<"${lines[1]}")" = "$(printf '1\t1')" ]
+	# the H2D copy into s1 with device 0 current (the Guide: it succeeds)
+	run -0 "$ST" query "$K" current h2d --current other; echo "$output"
+	[ "${#lines[@]}" -eq 1 ] && [ "$(cut -f 9,11 <<<"$output")" = "$(printf '1\t0')" ]
+	# the second launch's call was made with device 0 current
+	run -0 "$ST" query "$K" current api:cudaLaunchKernel; echo "$output"
+	[ "${#lines[@]}" -eq 3 ] && [ "$(cut -f 11 <<<"$output" | paste -sd, -)" = "0,0,1" ]
+	run -0 "$ST" query "$K" list kernel --current other; echo "$output"
+	if [ "$launched" = ok ]; then
+		# it ran on its stream's device, 1: the one kernel queued elsewhere
+		[ "${#lines[@]}" -eq 1 ] && [[ $output == *elsewhere_kernel* ]]
+		[ "$(cut -f 9 <<<"$output")" = 1 ]
+	else
+		# it failed, as the Guide says: no kernel ran
+		[ -z "$output" ]
+		run -0 "$ST" query "$K" count kernel:elsewhere_kernel; [ "$output" = 0 ]
+	fi
 }

@@ -372,6 +372,81 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 		$output == *"stream 16 nb |"* && $output == *"      stream 15 |"* ]]
 }
 
+# ---------------------------------------------------------------- format 3
+#
+# current3.trace (format 3), in ms: thread 100, device 0 current (calls
+# 1-4): kernel "right" on 13 (device 0) [1,2], kernel "elsewhere" on 25
+# (device 1) [1.5,3], an H2D copy on 25 [3,4]; device 1 current (calls 5-8,
+# 10): kernel "right" on 25 [4,5], a direct P2P 0 -> 1 on 25 [5,5.5] (its
+# DEVICE is its source, 0), an event on 25 at 5.5, a stream sync of 25
+# [1.9,8]. Thread 200: kernel "unknown" on 7 (device 0) [6,7], its call
+# with no current line. NVTX: "main" [0,8.5], "part" [1,3.5].
+
+@test "format 3: each runtime call, and what it queued, says which device was current" {
+	F="$FX/current3.trace"
+	# the list line of each kernel, then the device current at its launch
+	run -0 "$ST" query "$F" current kernel; echo "$output"
+	expect "$(printf '%s\n' \
+		"$(printf '1.000000\t2.000000\t1.000000\tkernel\t13\tright(int*)\t-\t-\t0\t100\t0')" \
+		"$(printf '1.500000\t3.000000\t1.500000\tkernel\t25\telsewhere(int*)\t-\t-\t1\t100\t0')" \
+		"$(printf '4.000000\t5.000000\t1.000000\tkernel\t25\tright(int*)\t-\t-\t1\t100\t1')" \
+		"$(printf '6.000000\t7.000000\t1.000000\tkernel\t7\tunknown(int*)\t-\t-\t0\t200\t-')")"
+	# calls 1-4 with device 0 current; 5-8 and 10 with device 1; 9 not known
+	run -0 "$ST" query "$F" count api --current 0; echo "$output"; expect 4
+	run -0 "$ST" query "$F" count api --current 1; echo "$output"; expect 5
+	run -0 "$ST" query "$F" count kernel --current 0; echo "$output"; expect 2
+	run -0 "$ST" query "$F" count sync --current 1; echo "$output"; expect 1
+	run -0 "$ST" query "$F" current api:cudaSetDevice; echo "$output"
+	[ "$(cut -f 11 <<<"$output" | paste -sd, -)" = "0,1" ]
+	run -2 "$ST" query "$F" count gpu --current one; echo "$output"
+	[[ $output == *'--current takes a device number or "other", not "one"'* ]]
+}
+
+@test "format 3: --current other finds the work queued into a stream of a device that was not current" {
+	F="$FX/current3.trace"
+	# the kernel "elsewhere" and the H2D copy went into device 1's stream 25
+	# while device 0 was current; the P2P copy in 25 (DEVICE 0, its source)
+	# was queued with device 1, its stream's, current: not other
+	run -0 "$ST" query "$F" list gpu --current other; echo "$output"
+	expect "$(printf '%s\n' \
+		"$(printf '1.500000\t3.000000\t1.500000\tkernel\t25\telsewhere(int*)\t-\t-\t1\t100')" \
+		"$(printf '3.000000\t4.000000\t1.000000\tcopy\t25\tH2D\t1000000\tPINNED\t1\t100')")"
+	run -0 "$ST" query "$F" count kernel --current other; echo "$output"; expect 1
+	run -0 "$ST" query "$F" count p2p --current other; echo "$output"; expect 0
+	run -0 "$ST" query "$F" count event --current other; echo "$output"; expect 0
+	# a kernel whose call's current device is not known is never "other"
+	run -0 "$ST" query "$F" count kernel --current other --thread 200; echo "$output"; expect 0
+	# windows keep it: "part" [1,3.5] holds "right" on device 0 and "elsewhere"
+	run -0 "$ST" query "$F" count kernel --current other --window nvtx:part; echo "$output"; expect 1
+	run -0 "$ST" query "$F" count kernel --current 0 --window nvtx:part; echo "$output"; expect 2
+}
+
+@test "formats 1 and 2 say nothing of the current device: - and nothing selected" {
+	F="$FX/devices2.trace"
+	run -0 "$ST" query "$F" current kernel; echo "$output"
+	[ "${#lines[@]}" -eq 7 ] && [ "$(cut -f 11 <<<"$output" | sort -u)" = - ]
+	run -0 "$ST" query "$F" count gpu --current other; echo "$output"; expect 0
+	run -0 "$ST" query "$F" count api --current 0; echo "$output"; expect 0
+	run -0 "$ST" query "$B" current h2d; echo "$output"
+	[ "$(cut -f 11 <<<"$output" | sort -u)" = - ]
+	# list keeps its ten fields: only the question current adds one
+	run -0 "$ST" query "$F" list kernel; echo "$output"
+	[ "$(awk -F'\t' '{ print NF }' <<<"$output" | sort -u)" = 10 ]
+}
+
+@test "format 3: a malformed current line names what is wrong, and formats 1 and 2 have none" {
+	local bad="$BATS_TEST_TMPDIR/bad.trace"
+	printf 'streamtrace 3\ncurrent\t5\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"bad.trace:2: not a streamtrace record"*"bad current line"* ]]
+	printf 'streamtrace 3\ncurrent\t5\tzero\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"bad current line"* ]]
+	printf 'streamtrace 2\ncurrent\t5\t0\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"unknown record type"* ]]
+}
+
 @test "a garbage line is reported once, with its file and line" {
 	run -3 --separate-stderr "$ST" query "$FX/garbage.trace" count gpu
 	echo "stderr: $stderr"
@@ -385,7 +460,7 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	expect "$FX/badheader.trace: not a streamtrace file"
 	run -3 "$ST" summary /dev/null; echo "$output"
 	run -3 "$ST" timeline "$FX/newer.trace"; echo "$output"
-	[[ "$output" == *"format 3"* ]]
+	[[ "$output" == *"format 4; this tool reads formats 1, 2 and 3"* ]]
 	run -3 "$ST" summary "$FX/no-such-file.trace"; echo "$output"
 }
 

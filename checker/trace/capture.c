@@ -20,6 +20,12 @@
  * declared once (FORMAT.md, format 2). What CUPTI reports only in pieces is
  * put together at exit: a peer copy staged through the host (two "legs"),
  * and the streams nobody created (a host thread's per-thread default stream).
+ *
+ * The current device (format 3): a runtime-API callback notes, as each call
+ * returns, the device of the context current to the calling thread, by the
+ * call's correlation id; the call's `api` line is followed by a `current`
+ * line that says it. A kernel launched into a stream of another GPU is then
+ * one that the trace shows queued while another device was current.
  */
 #define _GNU_SOURCE
 #include <cupti.h>
@@ -39,6 +45,8 @@
 #define NVTX_OPEN_MAX 4096   /* NVTX ranges open at once (all threads) */
 #define DEVICES_MAX 64       /* devices a trace declares */
 #define LEGS_MAX 4096        /* legs of staged peer copies kept until exit */
+#define CURRENT_RING (1u << 20) /* runtime calls whose current device is kept
+				 * until their api record is written */
 
 typedef unsigned long long ull;
 
@@ -94,6 +102,16 @@ struct leg {
 };
 static struct leg legs[LEGS_MAX];
 static int nlegs;
+
+/* The device current at each runtime call, noted by on_runtime_exit() on
+ * the program's threads and read by write_record() on CUPTI's: slot
+ * corr % CURRENT_RING holds corr << 32 | (device + 1), 0 when empty. A call
+ * whose slot was taken by a later one before its record came is written
+ * without a `current` line (not known). No lock: one atomic word a slot. */
+static uint64_t *current_ring;
+/* Bumped when a context goes away: a thread's cached context pointer may
+ * then name another device's new context. */
+static unsigned context_epoch;
 
 struct demangled {
 	const char *mangled; /* CUPTI's pointer: stable for the function */
@@ -412,9 +430,16 @@ static void write_record(const CUpti_Activity *rec)
 	}
 	case CUPTI_ACTIVITY_KIND_RUNTIME: {
 		const CUpti_ActivityAPI *a = (const void *)rec;
+		uint64_t cur = 0;
 		fprintf(out, "api\t%llu\t%llu\t%u\t%u\t%s\n", (ull)a->start,
 			(ull)a->end, a->threadId, a->correlationId,
 			api_name(a->cbid));
+		if (current_ring)
+			cur = __atomic_load_n(&current_ring[a->correlationId % CURRENT_RING],
+					      __ATOMIC_ACQUIRE);
+		if (cur && (uint32_t)(cur >> 32) == a->correlationId)
+			fprintf(out, "current\t%u\t%u\n", a->correlationId,
+				(uint32_t)cur - 1);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MARKER:
@@ -575,15 +600,48 @@ static void on_stream(CUcontext ctx, CUstream stream)
 	pthread_mutex_unlock(&lock);
 }
 
+/* A runtime call returns: note the device of the context current to this
+ * thread (as it returns: a thread's first call may make one current) under
+ * the call's correlation id. Runs on the program's threads, every call:
+ * a context's device is looked up once per thread and context. */
+static void on_runtime_exit(const CUpti_CallbackData *cd)
+{
+	static _Thread_local CUcontext last_ctx;
+	static _Thread_local uint32_t last_dev;
+	static _Thread_local unsigned last_epoch;
+	unsigned epoch = __atomic_load_n(&context_epoch, __ATOMIC_ACQUIRE);
+	uint32_t dev;
+
+	if (!cd->context || !current_ring || !cd->correlationId)
+		return;
+	if (cd->context == last_ctx && epoch == last_epoch) {
+		dev = last_dev;
+	} else {
+		if (cuptiGetDeviceId(cd->context, &dev) != CUPTI_SUCCESS)
+			return;
+		last_ctx = cd->context;
+		last_dev = dev;
+		last_epoch = epoch;
+	}
+	__atomic_store_n(&current_ring[cd->correlationId % CURRENT_RING],
+			 (uint64_t)cd->correlationId << 32 | (uint64_t)(dev + 1),
+			 __ATOMIC_RELEASE);
+}
+
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
 {
 	(void)userdata;
-	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
-	    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		const CUpti_CallbackData *cd = data;
-		if (cd->callbackSite == CUPTI_API_ENTER)
-			flush_all(); /* the reset throws away undelivered records */
+		/* cudaDeviceReset: no current device after it (its context is
+		 * gone); before it, deliver what it would throw away */
+		if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+			if (cd->callbackSite == CUPTI_API_ENTER)
+				flush_all();
+		} else if (cd->callbackSite == CUPTI_API_EXIT) {
+			on_runtime_exit(cd);
+		}
 		return;
 	}
 	if (domain != CUPTI_CB_DOMAIN_RESOURCE)
@@ -598,6 +656,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 		break;
 	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
 		flush_all();
+		__atomic_add_fetch(&context_epoch, 1, __ATOMIC_RELEASE);
 		break;
 	default:
 		break;
@@ -797,7 +856,7 @@ static void write_header(void)
 	uint32_t version = 0;
 	char buf[4096];
 	cuptiGetVersion(&version);
-	fprintf(out, "streamtrace 2\n");
+	fprintf(out, "streamtrace 3\n");
 	fprintf(out, "meta\tclock\tcupti_ns\n");
 	fprintf(out, "meta\tcupti_version\t%u\n", version);
 	fprintf(out, "meta\tpid\t%d\n", (int)getpid());
@@ -869,8 +928,14 @@ int InitializeInjection(void)
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	write_header();
 	cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE);
-	cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+	/* Every runtime call: the device current at it (on_runtime_exit), and
+	 * cudaDeviceReset's flush. Without the ring, only the reset. */
+	current_ring = calloc(CURRENT_RING, sizeof *current_ring);
+	if (current_ring)
+		cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+	else
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
 	cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (cuptiActivityEnable(kinds[i]) != CUPTI_SUCCESS)

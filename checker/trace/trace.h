@@ -42,6 +42,8 @@ struct rec {
 	uint32_t tid;        /* host thread: api and nvtx */
 	uint32_t line;       /* line in the file, for stable sorting */
 	uint32_t corr;       /* CUPTI's correlation id (0: none) */
+	uint32_t cur;        /* device current at the runtime call that queued it
+			      * (api: its own call); NO_DEVICE: not known */
 	uint8_t kind, dir, src, dst, async, sync, via;
 	int32_t grid[3], block[3];
 	const char *name; /* kernel, api, nvtx; else NULL */
@@ -67,6 +69,12 @@ struct corr_tid {
 	uint32_t corr, tid;
 };
 
+/* The device current to the thread at the runtime call of a correlation id
+ * (format 3's `current` lines). */
+struct corr_dev {
+	uint32_t corr, device;
+};
+
 struct trace {
 	const char *path;
 	char *text;              /* the file; names point into it */
@@ -74,13 +82,15 @@ struct trace {
 	size_t n;
 	struct meta *meta;
 	size_t nmeta;
-	int version;             /* of the file format: 1 or 2 */
+	int version;             /* of the file format: 1, 2 or 3 */
 	struct stream_decl *streams; /* sorted by id */
 	size_t nstreams;
 	struct device_decl *devices; /* sorted by id */
 	size_t ndevices;
 	struct corr_tid *threads; /* the api records' correlation ids, sorted */
 	size_t nthreads;
+	struct corr_dev *currents; /* the `current` lines, sorted by corr */
+	size_t ncurrents;
 	int complete;            /* the `end` line was there */
 	uint64_t dropped;        /* from the `end` line */
 	uint64_t t0, t1;         /* first start, last end (0, 0 if empty) */
@@ -132,6 +142,8 @@ struct filter {
 	uint32_t stream;
 	uint32_t device;        /* NO_DEVICE: any */
 	uint32_t thread;        /* NO_THREAD: any */
+	uint32_t current;       /* NO_DEVICE: any; else queued with that device current */
+	int current_other;      /* 1: queued while a device other than its stream's was current */
 };
 
 int sel_parse(const char *s, struct sel *out);

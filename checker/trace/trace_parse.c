@@ -2,6 +2,8 @@
  * trace_parse.c -- read a streamtrace file (FORMAT.md) into a struct trace.
  *
  * The whole file is read into memory once; names point into that text.
+ * Formats 1, 2 and 3 (FORMAT.md): 2 adds devices, stream kinds and peer
+ * copies to 1; 3 adds `current` lines to 2.
  * A malformed line stops the load with ONE message, FILE:LINE: ...; a file
  * without its `end` line loads with one warning (the program may have died).
  */
@@ -233,6 +235,7 @@ static const char *parse_rec(char **f, int n, struct rec *r, int version)
 	memset(r, 0, sizeof *r);
 	r->device = (k == K_API || k == K_NVTX) ? NO_DEVICE : 0;
 	r->peer = NO_DEVICE;
+	r->cur = NO_DEVICE;
 	if (version >= 2 && (why = take_v2(f, &n, r, k)))
 		return why;
 	if (n != nfields[k])
@@ -331,6 +334,23 @@ static int corr_cmp(const void *pa, const void *pb)
 	return a->corr < b->corr ? -1 : a->corr > b->corr;
 }
 
+static int corr_dev_cmp(const void *pa, const void *pb)
+{
+	const struct corr_dev *a = pa, *b = pb;
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
+}
+
+/* The device of t's `current` line for correlation id corr, or NO_DEVICE. */
+static uint32_t current_of(const struct trace *t, uint32_t corr)
+{
+	struct corr_dev key = { corr, 0 };
+	const struct corr_dev *hit;
+	if (!corr || !t->ncurrents)
+		return NO_DEVICE;
+	hit = bsearch(&key, t->currents, t->ncurrents, sizeof key, corr_dev_cmp);
+	return hit ? hit->device : NO_DEVICE;
+}
+
 static int decl_cmp(const void *pa, const void *pb)
 {
 	const struct stream_decl *a = pa, *b = pb;
@@ -404,7 +424,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t sz)
  * declarations. Return 0, or 3 after one line on stderr saying why. */
 static int read_lines(const char *path, struct trace *t)
 {
-	size_t cap_r = 0, cap_m = 0, cap_s = 0, cap_d = 0, lineno = 0;
+	size_t cap_r = 0, cap_m = 0, cap_s = 0, cap_d = 0, cap_c = 0, lineno = 0;
 	char *f[MAX_FIELDS + 1];
 	char copy[64];
 	int saw_end = 0;
@@ -429,9 +449,9 @@ static int read_lines(const char *path, struct trace *t)
 				fprintf(stderr, "%s: not a streamtrace file\n", path);
 				return 3;
 			}
-			if (v != 1 && v != 2) {
+			if (v < 1 || v > 3) {
 				fprintf(stderr, "%s: streamtrace format %u; this tool reads "
-					"formats 1 and 2\n", path, v);
+					"formats 1, 2 and 3\n", path, v);
 				return 3;
 			}
 			t->version = (int)v;
@@ -479,6 +499,15 @@ static int read_lines(const char *path, struct trace *t)
 			if (grow((void **)&t->devices, &cap_d, t->ndevices, sizeof d))
 				goto oom;
 			t->devices[t->ndevices++] = d;
+		} else if (strcmp(f[0], "current") == 0 && t->version >= 3) {
+			/* current CORR DEVICE */
+			struct corr_dev c;
+			if (n != 3 || num32(f[1], &c.corr) || num32(f[2], &c.device) ||
+			    c.device == NO_DEVICE)
+				return bad_line(path, lineno, copy, "bad current line");
+			if (grow((void **)&t->currents, &cap_c, t->ncurrents, sizeof c))
+				goto oom;
+			t->currents[t->ncurrents++] = c;
 		} else if (strcmp(f[0], "end") == 0) {
 			uint64_t nrec;
 			if (n != 3 || num(f[1], &nrec) || num(f[2], &t->dropped))
@@ -556,6 +585,14 @@ static void finish(struct trace *t)
 			}
 		qsort(t->threads, t->nthreads, sizeof *t->threads, corr_cmp);
 	}
+	/* Format 3: the device current at each runtime call, given to the call
+	 * and to the GPU work, syncs and events it queued (same corr). */
+	if (t->ncurrents) {
+		qsort(t->currents, t->ncurrents, sizeof *t->currents, corr_dev_cmp);
+		for (size_t i = 0; i < t->n; i++)
+			if (t->recs[i].kind != K_NVTX)
+				t->recs[i].cur = current_of(t, t->recs[i].corr);
+	}
 	if (t->n) {
 		t->t0 = t->recs[0].start;
 		for (size_t i = 0; i < t->n; i++)
@@ -595,6 +632,7 @@ void trace_free(struct trace *t)
 		free(t->streams);
 		free(t->devices);
 		free(t->threads);
+		free(t->currents);
 	}
 	free(t->recs);
 	free(t->win);

@@ -100,6 +100,22 @@ static int name_ok(const struct sel *s, const char *name)
 	}
 }
 
+/* Was r queued by a runtime call made while a device other than its
+ * stream's was current? (The stream's device as declared; a record on no
+ * declared stream: its own device.) No, where either is not known. */
+static int queued_elsewhere(const struct trace *t, const struct rec *r)
+{
+	uint32_t dev = r->device;
+	if (r->cur == NO_DEVICE)
+		return 0;
+	if (r->stream != NO_STREAM) {
+		struct stream_decl d = trace_stream(t, r->stream);
+		if (d.kind != ST_UNKNOWN)
+			dev = d.device;
+	}
+	return dev != NO_DEVICE && dev != r->cur;
+}
+
 static int rec_ok(const struct trace *t, const struct sel *s,
 		  const struct filter *f, const struct rec *r)
 {
@@ -128,6 +144,10 @@ static int rec_ok(const struct trace *t, const struct sel *s,
 		return 0;
 	if (f && f->thread != NO_THREAD && trace_thread_of(t, r) != f->thread)
 		return 0;
+	if (f && f->current != NO_DEVICE && r->cur != f->current)
+		return 0;
+	if (f && f->current_other && !queued_elsewhere(t, r))
+		return 0;
 	if (f && f->mem >= 0) {
 		if (r->kind != K_COPY && r->kind != K_MEMSET)
 			return 0;
@@ -141,7 +161,7 @@ static int rec_ok(const struct trace *t, const struct sel *s,
 /* A filter that lets every record through. */
 struct filter filter_none(void)
 {
-	struct filter f = { 0, -1, -1, -1, 0, NO_DEVICE, NO_THREAD };
+	struct filter f = { 0, -1, -1, -1, 0, NO_DEVICE, NO_THREAD, NO_DEVICE, 0 };
 	return f;
 }
 
@@ -370,6 +390,18 @@ int query_main(const struct trace *t, int argc, char **argv)
 			else
 				f.thread = (uint32_t)id;
 			i++;
+		} else if (strcmp(argv[i], "--current") == 0 && i + 1 < argc) {
+			/* a device number, or "other": a device not its stream's */
+			const char *v = argv[++i];
+			char *end;
+			unsigned long id = strtoul(v, &end, 10);
+			if (strcmp(v, "other") == 0)
+				f.current_other = 1;
+			else if (*end || end == v || *v == '-' || id >= NO_DEVICE)
+				return usage_q("--current takes a device number or \"other\", "
+					       "not \"%s\"", v);
+			else
+				f.current = (uint32_t)id;
 		} else if (strcmp(argv[i], "--mem") == 0 && i + 1 < argc) {
 			f.mem = mem_parse(argv[++i]);
 			if (f.mem <= M_UNKNOWN)
@@ -416,7 +448,7 @@ int query_main(const struct trace *t, int argc, char **argv)
 	int two = strcmp(q, "overlap") == 0 || strcmp(q, "order") == 0;
 	static const char *const one_sel[] = { "count", "total", "union", "span", "bytes",
 					       "bandwidth", "durations", "streams", "list",
-					       "events" };
+					       "events", "current" };
 	int known = two;
 	for (size_t i = 0; i < sizeof one_sel / sizeof one_sel[0]; i++)
 		known |= strcmp(q, one_sel[i]) == 0;
@@ -469,6 +501,15 @@ int query_main(const struct trace *t, int argc, char **argv)
 			print_list_line(t, a[i], "\n");
 	} else if (strcmp(q, "events") == 0) {
 		print_events_around(t, a, na);
+	} else if (strcmp(q, "current") == 0) {
+		/* the list line and the device current at the call that queued it */
+		for (size_t i = 0; i < na; i++) {
+			print_list_line(t, a[i], "");
+			if (a[i]->cur == NO_DEVICE)
+				printf("\t-\n");
+			else
+				printf("\t%u\n", a[i]->cur);
+		}
 	} else if (strcmp(q, "streams") == 0) {
 		uint32_t *ids = malloc((na ? na : 1) * sizeof *ids);
 		size_t n = 0;

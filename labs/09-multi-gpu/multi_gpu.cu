@@ -8,8 +8,11 @@
  * Trace:  make trace              [--reps R] [--peer-mib N] [--seed S]
  *
  * cudaSetDevice(d) makes GPU d current for this host thread: the memory,
- * streams and events made from then on belong to d, and kernels launch on d.
- * Each GPU has its own legacy default stream.
+ * streams and events made from then on belong to d, and kernels are launched
+ * on d, into d's streams (the CUDA Programming Guide says a launch into a
+ * stream of another GPU fails). A copy, a stream's wait for an event and
+ * cudaMemcpyPeerAsync may reach another GPU. Each GPU has its own legacy
+ * default stream.
  *
  * Part 1 splits lab 05's pipeline over the GPUs: the data is cut into one
  * slice per GPU (two slices on a machine with one GPU, both on it), and each
@@ -125,8 +128,8 @@ static void setup_slice(struct split *sp, int s, int ngpus, size_t n, uint32_t s
     bytes = sl->n * sizeof(uint32_t);
 
     /* Memory, streams and events belong to the GPU that is current when
-     * they are made; a kernel can only be launched into a stream of the
-     * current GPU. */
+     * they are made; a kernel is to be launched into a stream of the current
+     * GPU (the Programming Guide says any other launch fails). */
     /* TODO(1) */
     lab_todo(1, "make the slice's GPU, sl->device, current (cudaSetDevice) before "
                 "its memory and streams are made below");

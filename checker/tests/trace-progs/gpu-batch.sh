@@ -10,7 +10,7 @@ T=checker/trace; P=checker/tests/trace-progs; B=/tmp/stbuild; mkdir -p $B
 ST=$T/streamtrace
 echo "== machine"; nvidia-smi -L
 echo "== build"; make -C $T clean >/dev/null; make -C $T || exit 1
-for p in known many_small extras kinds peers; do nvcc -O2 -lineinfo -o $B/$p $P/$p.cu || exit 1; done
+for p in known many_small extras kinds peers current; do nvcc -O2 -lineinfo -o $B/$p $P/$p.cu || exit 1; done
 
 echo "== known.cu"
 $ST run -o $OUT/known.trace -- $B/known; echo "rc=$?"
@@ -36,6 +36,11 @@ echo "== peers.cu (two GPUs: a peer copy staged, then direct)"
 $ST run -o $OUT/peers.trace -- $B/peers; echo "rc=$?"
 $ST query $OUT/peers.trace events p2p
 COLUMNS=110 $ST timeline --color never $OUT/peers.trace
+
+echo "== current.cu (two GPUs: a kernel into a stream of device 1 while device 0 is current)"
+$ST run -o $OUT/current.trace -- $B/current; echo "rc=$?"
+$ST query $OUT/current.trace current gpu
+$ST query $OUT/current.trace current api:cudaLaunchKernel
 
 echo "== lab 01 solution: make trace"
 make -C solutions/01-sync-copy trace 2>&1 | tail -40
