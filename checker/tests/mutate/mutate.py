@@ -11,6 +11,7 @@ equivalent (listed in equivalent.txt with the reason), survived.
   mutate.py run [--labs "01 07"] [--jobs N] [--out DIR] [--only "m-ID ..."]
                                       the whole thing (make mutate [LAB=..] [JOBS=..])
   mutate.py generate [LABS] [--out DIR]   the mutants, counted by rule; no build
+  mutate.py classify [--labs ...] [--out DIR]   judge again what a run left in DIR
   mutate.py normalize FILE.trace          what "changed nothing" compares of a run
 
 Exit status of run: 0 every mutant killed or set aside or listed as
@@ -471,6 +472,28 @@ def src_of(lab):
     return makefile_var(lab, 'SRC') or makefile_var(lab, 'PROG') + '.cu'
 
 
+def kit_mutants(lab, d):
+    """The kit's own mutants of lab (checker/mutants/LAB/*.patch), each
+    applied to a copy of d/solution as d/k-NAME: [(name, expected check,
+    GPUs it needs, applied)]."""
+    out = []
+    mdir = os.path.join(KIT_ROOT, 'checker', 'mutants', lab)
+    for f in sorted(os.listdir(mdir)) if os.path.isdir(mdir) else []:
+        if not f.endswith('.patch'):
+            continue
+        with open(os.path.join(mdir, f), encoding='utf-8') as fh:
+            head = fh.read().split('\n')[:5]
+        expect = next((l[len('# expect: '):] for l in head if l.startswith('# expect: ')), '')
+        gpus = next((int(m.group(1)) for l in head for m in [re.match(r'# needs: (\d+) GPUs$', l)] if m), 1)
+        v = os.path.join(d, 'k-' + f[:-6])
+        shutil.copytree(os.path.join(d, 'solution'), v)
+        with open(os.path.join(mdir, f), 'rb') as fh:
+            ok = subprocess.run(['patch', '-s', '-F0', '-p1', '-d', v], stdin=fh,
+                                capture_output=True).returncode == 0
+        out.append(('k-' + f[:-6], expect, gpus, ok))
+    return out
+
+
 def write_lab(lab, out):
     """Generate lab's mutants into out/LAB/m-ID (Makefile, source,
     mutant.txt, mutant.patch); the solution into out/LAB/solution. Returns
@@ -521,6 +544,8 @@ def build_one(v, arch):
             rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=600).returncode
         except subprocess.TimeoutExpired:
             rc = 124
+    with open(os.path.join(v, 'build.rc'), 'w') as f:
+        f.write('%d\n' % rc)
     return rc == 0
 
 
@@ -654,8 +679,8 @@ def normalize_trace(path, teardown=True):
                     line += ' | %s on %s dev %s' % (what, stream_name(s), d)
             if line == last and x[0] == 'call' and x[1] in POLLS:
                 continue
-            out.append((line, x[0] == 'call' and x[1] in RELEASES and not by_corr.get(x[2]),
-                        x[0] == 'call' and bool(by_corr.get(x[2]))))
+            release = x[0] == 'call' and x[1] in RELEASES
+            out.append((line, release, x[0] == 'call' and not release and bool(by_corr.get(x[2]))))
             last = line
         if not teardown:
             busy = max([k for k, o in enumerate(out) if o[2]] or [-1])
@@ -672,7 +697,8 @@ def normalize_trace(path, teardown=True):
             if x[0] == 'call':
                 for kind, s, d, what in by_corr.get(x[2], []):
                     if s != '-' and s not in names:
-                        names[s] = '%s%d' % (kinds.get(s, 'unknown'), len(names) + 1)
+                        k = kinds.get(s, 'unknown')
+                        names[s] = '%s%d' % (k, sum(v.startswith(k) for v in names.values()) + 1)
     lines = []
     for k, th in enumerate(order):
         lines.append('thread %d' % (k + 1))
@@ -757,106 +783,72 @@ def load_equivalents():
 # ---------------------------------------------------------------- run
 
 def run(args):
+    """make mutate: generate, build and (on a GPU) check every lab's
+    mutants, then judge them (judge_lab). Returns the exit status."""
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     gpus = nvidia_gpus()
     arch = '' if gpus else '75'     # no GPU: one architecture (as the self-test)
     jobs = args.jobs or (8 if gpus else os.cpu_count() or 2)
     build_jobs = os.cpu_count() or 2
-    equivalents = load_equivalents()
-    report, rows, stale = [], [], []
-    status = 0
+    rows, report, status = [], [], 0
     for lab in pick_labs(args.labs):
         t0 = time.time()
         mutants, counts = write_lab(lab, out)
+        d = os.path.join(out, lab)
         if args.only:
             keep = set(args.only.replace(',', ' ').split())
             mutants = [m for m in mutants if 'm-' + m.id in keep or m.id in keep]
-        d = os.path.join(out, lab)
-        names = ['solution'] + ['m-' + m.id for m in mutants]
+            with open(os.path.join(d, 'only'), 'w') as f:
+                f.write('\n'.join('m-' + m.id for m in mutants) + '\n')
+        with open(os.path.join(d, 'counts'), 'w') as f:
+            f.write('%d %d\n' % (counts['duplicate'], gpus))
+        kits = kit_mutants(lab, d) if args.kit else []
+        names = ['solution'] + ['m-' + m.id for m in mutants] + [k[0] for k in kits if k[3]]
         with concurrent.futures.ThreadPoolExecutor(build_jobs) as ex:
             built = dict(zip(names, ex.map(lambda n: build_one(os.path.join(d, n), arch), names)))
         tb = time.time() - t0
-        st = {'generated': len(mutants), 'duplicate': counts['duplicate'],
-              'built': sum(built[n] for n in names[1:]), 'no build': 0, 'killed': 0,
-              'unchanged': 0, 'leak at exit': 0, 'equivalent': 0, 'survived': 0,
-              'not judged': 0}
-        st['no build'] = st['generated'] - st['built']
-        by_check, survivors = {}, []
         if not built['solution']:
             print('%s: the solution does not build (%s)' % (lab, os.path.join(d, 'solution', 'build.log')))
             status = 1
             continue
-        if not gpus:
-            rows.append((lab, st, tb, 0))
-            for m in mutants:
-                report.append((lab, 'm-' + m.id, m.rule, m.line,
-                               'built' if built['m-' + m.id] else 'no build', ''))
-            continue
-        # the solution twice (what varies between two right runs), then every
-        # built mutant, jobs at a time
-        t1 = time.time()
-        sols = []
-        for k in ('solution', 'solution-2'):
-            v = os.path.join(d, k)
-            if k != 'solution':
-                shutil.copytree(os.path.join(d, 'solution'), v, dirs_exist_ok=True)
-            failed, skipped, ok = check_one(lab, v)
-            if failed:
-                print('%s: the solution failed %s: no mutant judged' % (lab, failed))
-                status = 1
-            sols.append(kept_runs(v))
-        todo = [n for n in names[1:] if built[n]]
-        with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
-            results = dict(zip(todo, ex.map(lambda n: check_one(lab, os.path.join(d, n)), todo)))
-        tr = time.time() - t1
-        for m in mutants:
-            n = 'm-' + m.id
-            if not built[n]:
-                report.append((lab, n, m.rule, m.line, 'no build', ''))
-                continue
-            failed, skipped, ok = results[n]
-            eq = equivalents.get((lab, n))
-            if failed:
-                st['killed'] += 1
-                for c in failed:
-                    by_check[c] = by_check.get(c, 0) + 1
-                report.append((lab, n, m.rule, m.line, 'killed', '; '.join(failed)))
-                if eq:
-                    stale.append('%s %s is listed as equivalent but was killed by: %s'
-                                 % (lab, n, '; '.join(failed)))
-                continue
-            if any(re.match(r'needs \d+ GPUs', s) for s in skipped):
-                st['not judged'] += 1
-                report.append((lab, n, m.rule, m.line, 'not judged', skipped[0]))
-                continue
-            runs = kept_runs(os.path.join(d, n))
-            same = changed_nothing(sols, runs)
-            leak = not same and changed_nothing(sols, runs, teardown=False)
-            if same:
-                st['unchanged'] += 1
-                report.append((lab, n, m.rule, m.line, 'unchanged', ''))
-            elif leak:
-                st['leak at exit'] += 1
-                report.append((lab, n, m.rule, m.line, 'leak at exit', ''))
-            elif eq:
-                st['equivalent'] += 1
-                report.append((lab, n, m.rule, m.line, 'equivalent', eq))
-            else:
-                st['survived'] += 1
-                survivors.append(m)
-                report.append((lab, n, m.rule, m.line, 'survived',
-                               '' if same is False else 'the solution\'s own runs differ'))
-        rows.append((lab, st, tb, tr))
-        print_lab(lab, st, by_check, survivors, tb, tr)
+        tr = 0
+        if gpus:
+            # the solution twice (what varies between two right runs), then
+            # every built mutant (the kit's first), jobs at a time
+            t1 = time.time()
+            for k in ('solution', 'solution-2'):
+                v = os.path.join(d, k)
+                if k != 'solution':
+                    shutil.copytree(os.path.join(d, 'solution'), v, dirs_exist_ok=True)
+                check_one(lab, v)
+            todo = [k[0] for k in kits if k[3] and built[k[0]] and k[2] <= gpus] + \
+                [n for n in names[1:] if n.startswith('m-') and built[n]]
+            with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+                list(ex.map(lambda n: check_one(lab, os.path.join(d, n)), todo))
+            tr = time.time() - t1
+        with open(os.path.join(d, 'seconds'), 'w') as f:
+            f.write('%d %d\n' % (tb, tr))
+        status = max(status, judge_lab(out, lab, rows, report))
         write_report(out, rows, report, gpus)
-        if survivors:
-            status = 1
+    return finish(out, rows, report, gpus, status)
+
+
+def classify(args):
+    """Judge again what make mutate left in OUT (after a run was cut short,
+    or the equivalents or "changed nothing" changed): no build, no run."""
+    out = os.path.abspath(args.out)
+    rows, report, status, gpus = [], [], 0, 0
+    for lab in pick_labs(args.labs):
+        if os.path.isfile(os.path.join(out, lab, 'mutants.tsv')):
+            status = max(status, judge_lab(out, lab, rows, report))
+            gpus = max(gpus, int(read1(os.path.join(out, lab, 'counts')).split()[-1] or 0))
+    return finish(out, rows, report, gpus, status)
+
+
+def finish(out, rows, report, gpus, status):
     write_report(out, rows, report, gpus)
     print_table(rows, gpus)
-    for s in stale:
-        print('stale: ' + s)
-        status = 1
     if not gpus:
         print('not graded: no GPU here (nvidia-smi shows none): the mutants were generated '
               'and built, not run; on a GPU node make mutate runs each through its checker')
@@ -864,13 +856,143 @@ def run(args):
     return status
 
 
+def judge_lab(out, lab, rows, report):
+    """Judge lab's mutants from what is on disk in OUT/LAB (mutants.tsv,
+    each variant's build.rc, checks.tap and kept runs): a row of the table,
+    a report line per mutant, what killed them and what survived, printed.
+    Returns 1 where a mutant survived, a kit mutant was wrong, the solution
+    failed, or a listed equivalent was killed (the list is stale); else 0."""
+    d = os.path.join(out, lab)
+    status = 0
+    equivalents = load_equivalents()
+    dup, gpus = (int(x) for x in (read1(os.path.join(d, 'counts')) or '0 0').split())
+    tb, tr = (int(x) for x in (read1(os.path.join(d, 'seconds')) or '0 0').split())
+    only = set(read1(os.path.join(d, 'only')).split())
+    mutants = []
+    with open(os.path.join(d, 'mutants.tsv'), encoding='utf-8') as f:
+        for line in f:
+            c = line.rstrip('\n').split('\t')
+            if not only or c[1] in only:
+                m = Mutant(c[2], int(c[3]), c[4], c[5], None)
+                m.id = c[1][2:]
+                mutants.append(m)
+    built = lambda n: read1(os.path.join(d, n, 'build.rc')) == '0'
+    ran = lambda n: os.path.isfile(os.path.join(d, n, 'checks.tap'))
+    st = {'generated': len(mutants), 'duplicate': dup,
+          'built': sum(built('m-' + m.id) for m in mutants), 'killed': 0,
+          'unchanged': 0, 'leak at exit': 0, 'equivalent': 0, 'survived': 0, 'not judged': 0}
+    st['no build'] = st['generated'] - st['built']
+    by_check, survivors, stale = {}, [], []
+    if not gpus:
+        rows.append((lab, st, tb, tr))
+        for m in mutants:
+            report.append((lab, 'm-' + m.id, m.rule, m.line,
+                           'built' if built('m-' + m.id) else 'no build', ''))
+        return 0
+    for k in ('solution', 'solution-2'):
+        failed = read_tap(os.path.join(d, k, 'checks.tap'))[0]
+        if failed or not ran(k):
+            print('%s: the solution failed %s: its mutants cannot be judged' % (lab, failed or 'to run'))
+            status = 1
+    sols = [kept_runs(os.path.join(d, 'solution')), kept_runs(os.path.join(d, 'solution-2'))]
+    kits = []
+    for name in sorted(n for n in os.listdir(d) if n.startswith('k-')):
+        with open(os.path.join(KIT_ROOT, 'checker', 'mutants', lab, name[2:] + '.patch'),
+                  encoding='utf-8') as f:
+            head = f.read().split('\n')[:5]
+        expect = next((l[len('# expect: '):] for l in head if l.startswith('# expect: ')), '')
+        need = next((int(m.group(1)) for l in head for m in [re.match(r'# needs: (\d+) GPUs$', l)] if m), 1)
+        kits.append((name, expect, need, built(name)))
+    results = {n: read_tap(os.path.join(d, n, 'checks.tap'))
+               for n in [k[0] for k in kits] + ['m-' + m.id for m in mutants] if ran(n)}
+    if kits:
+        st['kit'] = kit_verdicts(lab, kits, {k[0]: k[3] and k[0] in results for k in kits},
+                                 results, gpus, report)
+        status = max(status, 1 if st['kit'][1] else 0)
+    for m in mutants:
+        n = 'm-' + m.id
+        if not built(n):
+            report.append((lab, n, m.rule, m.line, 'no build', ''))
+            continue
+        if n not in results:
+            st['not judged'] += 1
+            report.append((lab, n, m.rule, m.line, 'not judged', 'not run (the run was cut short)'))
+            continue
+        failed, skipped, ok = results[n]
+        eq = equivalents.get((lab, n))
+        if failed:
+            st['killed'] += 1
+            for c in failed:
+                by_check[c] = by_check.get(c, 0) + 1
+            report.append((lab, n, m.rule, m.line, 'killed', '; '.join(failed)))
+            if eq:
+                stale.append('%s %s is listed as equivalent but was killed by: %s'
+                             % (lab, n, '; '.join(failed)))
+            continue
+        if any(re.match(r'needs \d+ GPUs', s) for s in skipped):
+            st['not judged'] += 1
+            report.append((lab, n, m.rule, m.line, 'not judged', skipped[0]))
+            continue
+        runs = kept_runs(os.path.join(d, n))
+        same = changed_nothing(sols, runs)
+        leak = not same and changed_nothing(sols, runs, teardown=False)
+        if same:
+            st['unchanged'] += 1
+            report.append((lab, n, m.rule, m.line, 'unchanged', ''))
+        elif leak:
+            st['leak at exit'] += 1
+            report.append((lab, n, m.rule, m.line, 'leak at exit', ''))
+        elif eq:
+            st['equivalent'] += 1
+            report.append((lab, n, m.rule, m.line, 'equivalent', eq))
+        else:
+            st['survived'] += 1
+            survivors.append(m)
+            report.append((lab, n, m.rule, m.line, 'survived',
+                           '' if same is False else 'the solution\'s own runs differ'))
+    rows.append((lab, st, tb, tr))
+    print_lab(lab, st, by_check, survivors, tb, tr)
+    for s_ in stale:
+        print('  stale: ' + s_)
+    return 1 if status or survivors or stale else 0
+
+
 COLS = ['generated', 'duplicate', 'built', 'no build', 'killed', 'unchanged',
         'leak at exit', 'equivalent', 'survived', 'not judged']
 
 
+def kit_verdicts(lab, kits, built, results, gpus, report):
+    """The kit's own mutants: each must fail the check it names. Adds a
+    report line each; returns (right, wrong, not judged) and prints each
+    wrong one."""
+    right = wrong = notj = 0
+    for name, expect, need, applied in kits:
+        if need > gpus:
+            notj += 1
+            report.append((lab, name, 'kit', 0, 'not judged', 'needs %d GPUs' % need))
+            continue
+        if not applied or not built.get(name):
+            wrong += 1
+            report.append((lab, name, 'kit', 0, 'WRONG', 'does not apply or build'))
+            print('  WRONG: %s: does not apply or build' % name)
+            continue
+        failed = results[name][0]
+        if expect in failed:
+            right += 1
+            report.append((lab, name, 'kit', 0, 'fails as named', '; '.join(failed)))
+        else:
+            wrong += 1
+            report.append((lab, name, 'kit', 0, 'WRONG', '; '.join(failed) or 'no check failed'))
+            print('  WRONG: %s did not fail "%s" (failed: %s)' % (name, expect, '; '.join(failed) or 'none'))
+    return (right, wrong, notj)
+
+
 def print_lab(lab, st, by_check, survivors, tb, tr):
-    print('%s: %d killed of %d built (%d s to build, %d s to check)' % (
-        lab, st['killed'], st['built'], tb, tr))
+    print('%s: %d killed of %d built (%d s to build, %d s to check)%s' % (
+        lab, st['killed'], st['built'], tb, tr,
+        '; the kit\'s own mutants: %d of %d fail the check they name%s' % (
+            st['kit'][0], st['kit'][0] + st['kit'][1],
+            ', %d not judged (GPUs)' % st['kit'][2] if st['kit'][2] else '') if 'kit' in st else ''))
     for c, k in sorted(by_check.items(), key=lambda x: -x[1]):
         print('  %4d  %s' % (k, c))
     for m in survivors:
@@ -880,14 +1002,16 @@ def print_lab(lab, st, by_check, survivors, tb, tr):
 
 
 def print_table(rows, gpus):
-    head = ['lab'] + COLS + ['seconds']
+    head = ['lab'] + COLS + ["kit's own", 'seconds']
     print()
     print('| ' + ' | '.join(head) + ' |')
     print('|' + '---|' * len(head))
     for lab, st, tb, tr in rows:
         cells = [str(st[c]) if (gpus or c in ('generated', 'duplicate', 'built', 'no build')) else '-'
                  for c in COLS]
-        print('| %s | %s | %d |' % (lab, ' | '.join(cells), tb + tr))
+        k = st.get('kit')
+        kit = '-' if not k else '%d of %d%s' % (k[0], k[0] + k[1], ' (+%d not judged)' % k[2] if k[2] else '')
+        print('| %s | %s | %s | %d |' % (lab, ' | '.join(cells), kit, tb + tr))
 
 
 def write_report(out, rows, report, gpus):
@@ -915,9 +1039,14 @@ def main(argv):
     r.add_argument('--jobs', type=int, default=int(os.environ.get('JOBS') or 0))
     r.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
     r.add_argument('--only', default='', help='only these mutants (m-ID ...), of the labs given')
+    r.add_argument('--no-kit', dest='kit', action='store_false',
+                   help='leave out the kit\'s own mutants (checker/mutants)')
     g = sub.add_parser('generate')
     g.add_argument('labs', nargs='?', default='')
     g.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
+    c = sub.add_parser('classify')
+    c.add_argument('--labs', default=os.environ.get('LAB', ''))
+    c.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
     n = sub.add_parser('normalize')
     n.add_argument('trace')
     try:
@@ -938,6 +1067,8 @@ def main(argv):
     if args.cmd == 'normalize':
         print('\n'.join(normalize_trace(args.trace)))
         return 0
+    if args.cmd == 'classify':
+        return classify(args)
     return run(args)
 
 
