@@ -23,6 +23,7 @@ not run). Standard library only.
 import argparse
 import concurrent.futures
 import difflib
+import gzip
 import hashlib
 import os
 import re
@@ -33,7 +34,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIT_ROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
-EQUIVALENT = os.path.join(HERE, 'equivalent.txt')
+EQUIVALENT = os.path.join(HERE, 'equivalent')   # a LAB.tsv each
 SEED = '20261126'          # every run of a lab gets the same input: digests compare
 
 # ---------------------------------------------------------------- rules
@@ -589,10 +590,16 @@ def read_tap(path):
 
 
 def kept_runs(v):
-    """{run name: path prefix} of the runs a checker kept for variant v."""
+    """{run name: path prefix} of the runs a checker kept for variant v (in
+    v/runs/LAB.PID/), or of a fixture (NAME.rc, NAME.out, NAME.trace[.gz] in
+    v itself)."""
     out = {}
     base = os.path.join(v, 'runs')
     if not os.path.isdir(base):
+        if os.path.isdir(v):
+            for f in sorted(os.listdir(v)):
+                if f.endswith('.rc'):
+                    out[f[:-3]] = os.path.join(v, f[:-3])
         return out
     for d in sorted(os.listdir(base)):
         if not os.path.isdir(os.path.join(base, d)):
@@ -622,7 +629,7 @@ def normalize_trace(path, teardown=True):
     streams and events back after a thread's last GPU work or wait (what a
     process gets back when it exits anyway). Returns a list of lines."""
     try:
-        with open(path, encoding='utf-8', errors='replace') as f:
+        with open_run(path) as f:
             rows = [l.rstrip('\n').split('\t') for l in f]
     except OSError:
         return ['(no trace)']
@@ -706,10 +713,112 @@ def normalize_trace(path, teardown=True):
     return lines
 
 
-def normalize_output(path):
+def open_run(path):
+    """A run's file (out, trace), or its gzip'd copy (PATH.gz) as the
+    fixtures keep it."""
+    if not os.path.exists(path) and os.path.exists(path + '.gz'):
+        return gzip.open(path + '.gz', 'rt', encoding='utf-8', errors='replace')
+    return open(path, encoding='utf-8', errors='replace')
+
+
+def gpu_schedule(path):
+    """The GPU's work of a run as {id: (start, end)}: every copy, kernel and
+    memset (an interval) and every event stamp (a point), named by what it
+    was and who queued it, not by its stream: (host thread, what, k) for the
+    k-th such record of that thread, the threads in the order of their first
+    call. None without a trace."""
     try:
-        with open(path, encoding='utf-8', errors='replace') as f:
-            return f.read().split('\n')
+        with open_run(path) as f:
+            rows = [l.rstrip('\n').split('\t') for l in f]
+    except OSError:
+        return None
+    if not rows or not rows[0][0].startswith('streamtrace'):
+        return None
+    dev = rows[0][0].split()[-1] != '1'
+    thread_of, first = {}, {}
+    for r in rows:
+        if r[0] == 'api':
+            thread_of[r[4]] = r[3]
+            first[r[3]] = min(first.get(r[3], int(r[1])), int(r[1]))
+    order = {th: k for k, th in enumerate(sorted(first, key=lambda th: first[th]))}
+    ops, seen = {}, {}
+    for r in rows:
+        t = r[0]
+        if t in ('copy', 'kernel', 'memset'):
+            o = 1 if dev else 0
+            f = r[4 + o:]
+            d = r[3] if dev else '0'
+            if t == 'copy':
+                what, corr = ('copy',) + tuple(f[0:4]) + (d,), f[-1]
+            elif t == 'kernel':
+                what, corr = ('kernel', f[3], f[0], f[1], d), f[2]
+            else:
+                what, corr = ('memset', f[0], f[1], d), f[-1]
+            t0, t1 = int(r[1]), int(r[2])
+        elif t == 'event':
+            corr = r[-1]
+            what = ('event', r[2] if dev else '0')
+            t0 = t1 = int(r[1])
+        else:
+            continue
+        key = (order.get(thread_of.get(corr), -1),) + what
+        seen[key] = seen.get(key, 0) + 1
+        ops[key + (seen[key],)] = (t0, t1)
+    return ops
+
+
+def relation(a, b):
+    """How two records of one run lie in time: '<' a ended before b began,
+    '>' after, '~' at once (a point inside an interval counts as at once)."""
+    if a[1] <= b[0] and (a[1] < b[0] or a[0] < a[1] or b[0] < b[1]):
+        return '<'
+    if b[1] <= a[0] and (b[1] < a[0] or a[0] < a[1] or b[0] < b[1]):
+        return '>'
+    return '~'
+
+
+SCHEDULE_MAX = 1500     # records; more (PyTorch's thousands of kernels): not compared
+
+
+def same_schedule(sol_runs, mut_runs):
+    """Did the GPU do the same in the mutant's runs as in the solution's: the
+    same copies, kernels, memsets and event stamps, each pair of them in the
+    same order or at once as in the solution's run, but for the pairs whose
+    order the solution's two runs do not agree on? (Streams are not
+    compared: what they change shows in the order.) Returns (True, how many
+    records), (False, why) or (None, why) where it cannot be told."""
+    a, b = sol_runs
+    n_all = 0
+    for n in sorted(set(a) & set(b)):
+        sa, sb = gpu_schedule(a[n] + '.trace'), gpu_schedule(b[n] + '.trace')
+        sm = gpu_schedule(mut_runs[n] + '.trace') if n in mut_runs else None
+        if sa is None and sb is None:
+            continue
+        if sa is None or sb is None or sm is None:
+            return None, 'run %s has no trace' % n
+        if set(sa) != set(sb):
+            return None, 'the solution\'s two runs did different work in run %s' % n
+        if set(sm) != set(sa):
+            return False, 'run %s: other work (%d records, the solution %d)' % (n, len(sm), len(sa))
+        if len(sa) > SCHEDULE_MAX:
+            return None, 'run %s: %d records, too many to compare' % (n, len(sa))
+        keys = sorted(sa)
+        for i, x in enumerate(keys):
+            for y in keys[i + 1:]:
+                r = relation(sa[x], sa[y])
+                if r == relation(sb[x], sb[y]) and relation(sm[x], sm[y]) != r:
+                    return False, 'run %s: %s and %s' % (n, ' '.join(x[1:3]), ' '.join(y[1:3]))
+        n_all += len(sa)
+    return True, n_all
+
+
+def normalize_output(path):
+    """A run's output, a line each, every number with a decimal point as #
+    (a time, a bandwidth: no two runs print the same)."""
+    try:
+        with open_run(path) as f:
+            return [' '.join(re.sub(r'\d+\.\d+(?:e[-+]?\d+)?', '#', l).split())
+                    for l in f.read().split('\n')]
     except OSError:
         return []
 
@@ -758,7 +867,7 @@ def changed_nothing(sol_runs, mut_runs, teardown=True):
 
 def read1(path):
     try:
-        with open(path) as f:
+        with open_run(path) as f:
             return f.read().strip()
     except OSError:
         return ''
@@ -766,18 +875,50 @@ def read1(path):
 
 # ---------------------------------------------------------------- equivalents
 
+FIXTURES = os.path.join(KIT_ROOT, 'checker', 'tests', 'fixtures', 'mutate')
+# a change to one of these is never taken as equivalent by its schedule alone:
+# a wait, a record or a free that mattered may have lost its race by luck
+TOUCHY = re.compile(r'Synchronize|WaitEvent|EventRecord|EventQuery|StreamQuery|cudaFree|'
+                    r'HostUnregister|\.record\(|wait_stream|wait_event|synchronize\(|'
+                    r'record_stream|elapsed_time')
+
+
 def load_equivalents():
-    """{(lab, id): reason} from equivalent.txt: `LAB ID REASON...` a line."""
+    """{(lab, id): (proof, reason)} from equivalent/LAB.tsv, a line each:
+    MUTANT PROOF REASON (tabs between). PROOF `schedule`: the recorded runs in
+    fixtures/mutate/LAB show the GPU did the same (same_schedule); else the
+    name of the test that proves REASON on the mutant's recorded run."""
     out = {}
-    try:
-        with open(EQUIVALENT, encoding='utf-8') as f:
+    for name in sorted(os.listdir(EQUIVALENT)) if os.path.isdir(EQUIVALENT) else []:
+        with open(os.path.join(EQUIVALENT, name), encoding='utf-8') as f:
             for line in f:
                 if line.strip() and not line.startswith('#'):
-                    lab, mid, reason = line.rstrip('\n').split(None, 2)
-                    out[(lab, mid)] = reason
-    except OSError:
-        pass
+                    mid, proof, reason = line.rstrip('\n').split('\t', 2)
+                    out[(name[:-4], mid)] = (proof, reason)
     return out
+
+
+def list_equivalent(out, lab, m, n_records):
+    """Add mutant m, proven the same on the GPU by its runs in out, to
+    equivalent/LAB.tsv, and its runs (and the solution's, once) to the fixtures:
+    each run's exit status, output and trace (gzip'd)."""
+    for v in ('solution', 'solution-2', 'm-' + m.id):
+        dst = os.path.join(FIXTURES, lab, v)
+        if os.path.isdir(dst):
+            continue
+        os.makedirs(dst)
+        for name, prefix in kept_runs(os.path.join(out, lab, v)).items():
+            shutil.copy(prefix + '.rc', os.path.join(dst, name + '.rc'))
+            for ext in ('.out', '.trace'):
+                if os.path.exists(prefix + ext):
+                    with open(prefix + ext, 'rb') as fi, gzip.GzipFile(
+                            os.path.join(dst, name + ext + '.gz'), 'wb', mtime=0) as fo:
+                        shutil.copyfileobj(fi, fo)
+    os.makedirs(EQUIVALENT, exist_ok=True)
+    with open(os.path.join(EQUIVALENT, lab + '.tsv'), 'a', encoding='utf-8') as f:
+        f.write('m-%s\tschedule\tthe GPU did the same: its %d copies, kernels, memsets and '
+                'event stamps each in the same order as the solution\'s (%s, line %d: %s)\n' % (
+                    m.id, n_records, m.rule, m.line, ' '.join(m.after.split())[:100] or 'deleted'))
 
 
 # ---------------------------------------------------------------- run
@@ -829,7 +970,7 @@ def run(args):
             tr = time.time() - t1
         with open(os.path.join(d, 'seconds'), 'w') as f:
             f.write('%d %d\n' % (tb, tr))
-        status = max(status, judge_lab(out, lab, rows, report))
+        status = max(status, judge_lab(out, lab, rows, report, args.list))
         write_report(out, rows, report, gpus)
     return finish(out, rows, report, gpus, status)
 
@@ -841,7 +982,7 @@ def classify(args):
     rows, report, status, gpus = [], [], 0, 0
     for lab in pick_labs(args.labs):
         if os.path.isfile(os.path.join(out, lab, 'mutants.tsv')):
-            status = max(status, judge_lab(out, lab, rows, report))
+            status = max(status, judge_lab(out, lab, rows, report, args.list))
             gpus = max(gpus, int(read1(os.path.join(out, lab, 'counts')).split()[-1] or 0))
     return finish(out, rows, report, gpus, status)
 
@@ -856,7 +997,7 @@ def finish(out, rows, report, gpus, status):
     return status
 
 
-def judge_lab(out, lab, rows, report):
+def judge_lab(out, lab, rows, report, list_new=False):
     """Judge lab's mutants from what is on disk in OUT/LAB (mutants.tsv,
     each variant's build.rc, checks.tap and kept runs): a row of the table,
     a report line per mutant, what killed them and what survived, printed.
@@ -944,12 +1085,19 @@ def judge_lab(out, lab, rows, report):
             report.append((lab, n, m.rule, m.line, 'leak at exit', ''))
         elif eq:
             st['equivalent'] += 1
-            report.append((lab, n, m.rule, m.line, 'equivalent', eq))
+            report.append((lab, n, m.rule, m.line, 'equivalent', eq[1]))
         else:
+            proven, why = same_schedule(sols, runs)
+            if proven and not TOUCHY.search(m.before + ' ' + m.after):
+                if list_new:
+                    list_equivalent(out, lab, m, why)
+                    st['equivalent'] += 1
+                    report.append((lab, n, m.rule, m.line, 'equivalent', 'listed now: same schedule'))
+                    continue
+                why = 'the same on the GPU (%d records): mutate.py classify --list lists it' % why
             st['survived'] += 1
             survivors.append(m)
-            report.append((lab, n, m.rule, m.line, 'survived',
-                           '' if same is False else 'the solution\'s own runs differ'))
+            report.append((lab, n, m.rule, m.line, 'survived', str(why)))
     rows.append((lab, st, tb, tr))
     print_lab(lab, st, by_check, survivors, tb, tr)
     for s_ in stale:
@@ -1039,6 +1187,8 @@ def main(argv):
     r.add_argument('--jobs', type=int, default=int(os.environ.get('JOBS') or 0))
     r.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
     r.add_argument('--only', default='', help='only these mutants (m-ID ...), of the labs given')
+    r.add_argument('--list', action='store_true',
+                   help='list every survivor the GPU did the same for as equivalent, with its runs')
     r.add_argument('--no-kit', dest='kit', action='store_false',
                    help='leave out the kit\'s own mutants (checker/mutants)')
     g = sub.add_parser('generate')
@@ -1047,6 +1197,8 @@ def main(argv):
     c = sub.add_parser('classify')
     c.add_argument('--labs', default=os.environ.get('LAB', ''))
     c.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
+    c.add_argument('--list', action='store_true',
+                   help='list every survivor the GPU did the same for as equivalent, with its runs')
     n = sub.add_parser('normalize')
     n.add_argument('trace')
     try:
