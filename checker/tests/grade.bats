@@ -175,16 +175,46 @@ handout_lacks() {
     [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs" ] && [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs.tar.gz" ]
 }
 
-@test "no line a solution adds to its starter is in any file of the handout" {
-    local h="$G/handout/cuda-stream-labs" answers found
-    answers=$("$GRADE/answer-lines" "$KIT_ROOT" | cut -f 2)
-    [ "$(wc -l <<<"$answers")" -ge 30 ] || { echo "only $(wc -l <<<"$answers") answer lines?"; return 1; }
+@test "no statement a solution adds to its starter is in any file of the handout, whatever its spelling" {
+    local h="$G/handout/cuda-stream-labs" n found
+    n=$("$GRADE/answer-lines" "$KIT_ROOT" | wc -l)
+    [ "$n" -ge 30 ] || { echo "only $n answer statements?"; return 1; }
+    # statements, not lines: whitespace, comments and CUDA_CHECK( ) aside
+    printf '```c\ncudaStreamWaitEvent(w->stream_b,\n    produced, 0);   /* TODO(5) */\n```\n' >"$BATS_TEST_TMPDIR/deck.md"
+    run python3 "$GRADE/answers.py" find "$KIT_ROOT" "$BATS_TEST_TMPDIR/deck.md"
+    echo "$output"
+    [[ $output == *"deck.md:2:3:cudaStreamWaitEvent(w->stream_b,produced,0)" ]]
+    # the kit's decks show some (deck 04's wait, deck 09's event pair): the handout has none
+    python3 "$GRADE/answers.py" find "$KIT_ROOT" "$KIT_ROOT/slides/04-events.md" | grep -q 'cudaStreamWaitEvent(w->stream_b,produced,0)'
+    grep -q 'slides/04-events.md: elided [0-9]* answer statement' "$G/handout.log"
     # and in the packed tarball too: what a student actually gets
     mkdir -p "$G/unpacked"
     tar -xzf "$G/handout/cuda-stream-labs.tar.gz" -C "$G/unpacked"
-    found=$(grep -rnF -f <(printf '%s\n' "$answers") "$h" "$G/unpacked" || true)
-    echo "${found:-no answer line anywhere}"
+    found=$(find "$h" "$G/unpacked" -type f \( -name '*.md' -o -name '*.cu' -o -name '*.h' -o -name '*.py' \
+                -o -name '*.bats' -o -name '*.bash' -o -name '*.sh' -o -name '*.mk' -o -name Makefile \) -print0 |
+            xargs -0 python3 "$GRADE/answers.py" find "$KIT_ROOT")
+    echo "${found:-no answer statement anywhere}"
     [ -z "$found" ]
+}
+
+@test "the handout's decks carry no presenter notes unless asked, and its Next: hints name what it has" {
+    local h="$G/handout/cuda-stream-labs" f
+    grep -q 'handout: slides: took out [1-9][0-9]* presenter notes' "$G/handout.log"
+    for f in "$h"/slides/[0-9]*.md; do
+        # only Marp's directives are left as comments
+        ! grep -v '^<!-- _\?[a-zA-Z]*: .* -->$' "$f" | grep -q '<!--' || { echo "$f keeps notes"; return 1; }
+    done
+    grep -q '^Answer\|<!--' "$KIT_ROOT/slides/04-events.md"
+    # NOTES=1: the presenter's own decks
+    run "$GRADE/handout" --notes "$BATS_TEST_TMPDIR/with-notes"
+    [ "$status" = 0 ]
+    [ "$(grep -c '<!--' "$BATS_TEST_TMPDIR/with-notes/cuda-stream-labs/slides/04-events.md")" = \
+      "$(grep -c '<!--' "$KIT_ROOT/slides/04-events.md")" ]
+    # each section run-checks' Next: lines send a student to is in the handout's README
+    grep -o 'README.md, \\"[^\\]*' "$KIT_ROOT/checker/run-checks" | sed 's/^README.md, \\"//' | sort -u |
+        while IFS= read -r sec; do
+            grep -q "^## $sec" "$h/README.md" || { echo "the handout's README has no section $sec"; exit 1; }
+        done
 }
 
 @test "the handout builds and checks a lab, and has the student's make targets" {
