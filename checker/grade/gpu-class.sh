@@ -85,7 +85,7 @@ if [ "$serial" = 1 ]; then
     swall=$(grade_class 1 "$dir/serial")
     # the verdict columns: status and every check (not score's rounding or why)
     cols() { python3 -c 'import csv,sys
-for r in csv.reader(open(sys.argv[1])): print(",".join(r[:3] + r[9:]))' "$1"; }
+for r in csv.reader(open(sys.argv[1])): print(",".join(r[:3] + r[12:]))' "$1"; }
     if diff <(cols "$dir/graded/gradebook.csv") <(cols "$dir/serial/gradebook.csv") >"$dir/serial.diff"; then
         same="same verdicts as one at a time (${swall} s serial)"
     else
