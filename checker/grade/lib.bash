@@ -305,7 +305,7 @@ sandbox_cmd() {
 # holds them (GRADE_HIDE), then SANDBOX_RO and SANDBOX_RW.
 sandbox_bwrap_args() {
     local d h
-    BWRAP=(bwrap --die-with-parent --new-session --unshare-ipc --unshare-pid --unshare-net
+    BWRAP=("$(command -v bwrap || echo bwrap)" --die-with-parent --new-session --unshare-ipc --unshare-pid --unshare-net
            --unshare-uts --unshare-cgroup-try)
     is_root || BWRAP+=(--unshare-user)
     BWRAP+=(--ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /sys /sys --proc /proc --dev /dev)
@@ -386,6 +386,7 @@ sandbox_system_ro() {
 # that says why) where GRADE_SANDBOX asks for what cannot be had.
 sandbox_choose() {
     local uid=$1 want=${GRADE_SANDBOX:-auto} why=""
+    sandbox_base_env     # (it finds lab 08's python3, whose folders the sandbox reads)
     case $want in
         auto|bwrap) ;;
         uid) is_root || { echo "GRADE_SANDBOX=uid needs root (a uid of its own for each job)"; return 1; }
@@ -501,6 +502,8 @@ sandbox_preflight() {
     printf '@test "bats runs a test here" {\n    true\n}\n' >"$dir/home/preflight.bats"
     sandbox_base_env
     local SANDBOX_ENV=("${SANDBOX_BASE[@]}" HOME="$dir/home" TMPDIR="$dir/home")
+    local SANDBOX_RO=("$dir/kit") SANDBOX_RW=("$dir/home") SANDBOX_SCRATCH
+    sandbox_scratch "$dir/outside" "$uid"
     sandbox_cmd "$uid" ""
     out=$(cd "$dir/home" && timeout -k 5 120 "${SANDBOX_CMD[@]}" bash -c "$SANDBOX_PREFLIGHT" preflight \
         "$dir/kit" "$kinds" 2>&1 </dev/null) || rc=$?

@@ -272,16 +272,13 @@ def finish(lab_r):
 
 
 def why_of(lab_r):
-    """The first failed check and what it said (one that could not look, where
-    none looked); or why the lab is not graded, or pending."""
+    """The first failed check (or one that could not look) and what it said;
+    or why the lab is not graded, or pending."""
     why = ""
-    for want in (FAIL, NOT_CHECKED):
-        for name, (v, detail) in lab_r["checks"].items():
-            if v == want:
-                said = [d for d in detail if d.startswith(("expected:", "seen:", "not checked:"))]
-                why = name + ": " + " | ".join(" ".join(d.split()) for d in (said or detail[:2]))
-                break
-        if why:
+    for name, (v, detail) in lab_r["checks"].items():
+        if v in (FAIL, NOT_CHECKED):
+            said = [d for d in detail if d.startswith(("expected:", "seen:", "not checked:"))]
+            why = name + ": " + " | ".join(" ".join(d.split()) for d in (said or detail[:2]))
             break
     if lab_r["status"] in (NOT_GRADED, PENDING):
         if lab_r["status"] == NOT_GRADED:
@@ -656,11 +653,11 @@ def write_feedback(path, s, rdir):
         o.append("%s: %s" % (lab, lab_cell(l)))
         o.append("=" * 72)
         log = os.path.join(rdir, lab + ".log")
-        if l["status"] in (PASS, FAIL, PENDING) and os.path.exists(log):
+        if l["status"] not in (PASS, FAIL):
+            o.append(l["why"] or l["status"])
+        if l["status"] != MISSING and os.path.exists(log):
             with open(log, encoding="utf-8", errors="replace") as f:
                 o.append(f.read().rstrip("\n"))
-        else:
-            o.append(l["why"] or l["status"])
         o.append("")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(o) + "\n")

@@ -643,15 +643,16 @@ import csv, sys
 old = list(csv.DictReader(open(sys.argv[1], encoding="utf-8")))
 new = {(r["student"], r["lab"]): r for r in csv.DictReader(open(sys.argv[2], encoding="utf-8"))}
 for r in old:
-    if (r["student"], r["lab"]) == ("no-compile", "02-async-copy"):
+    if (r["student"], r["lab"]) in (("no-compile", "02-async-copy"), ("solution-zip", "01-sync-copy")):
         continue
     n = new[r["student"], r["lab"]]
     for k, v in r.items():        # every cell it had, kept
         assert n[k] == v, (r["student"], r["lab"], k, v, n[k])
 s = new["solution-zip", "01-sync-copy"]
 assert s["status"] == "not graded" and s["graded_at"] and s["sha256"], s
-for (st, lab), r in new.items():
-    if lab == "01-sync-copy" and st != "solution-zip":
+had = {(r["student"], r["lab"]) for r in old}
+for (st, lab), r in new.items():       # (the quick run graded no lab 01 before)
+    if (st, lab) not in had and st != "solution-zip":
         assert r["why"].startswith("not graded yet:") and r["graded_at"] == "", r
 EOF
     # the file graded is kept, with its checksum
@@ -721,7 +722,8 @@ EOF
     grep -q '^grade: sandbox: a uid of its own for each job (GRADE_SANDBOX=uid): it can read what every user may, and reach the network' \
         "$G/hostile-uid.log"
     grep "^hostile," "$G/hostile-uid/gradebook.csv" | cut -d, -f1-9
-    grep -q "^hostile,01-sync-copy,fail,.*ESCAPED: " "$G/hostile-uid/gradebook.csv"
+    grep -q "^hostile,01-sync-copy,fail," "$G/hostile-uid/gradebook.csv"
+    grep "ESCAPED: " "$G/hostile-uid/results/hostile/01-sync-copy.log"
     grep -q '^Sandbox: uid\.$' "$G/hostile-uid/report.md"
 }
 
@@ -790,4 +792,30 @@ EOF
     else
         grep -q 'Not made: sim_c .* is not installed here' "$O/similarity.md"
     fi
+}
+
+@test "where bubblewrap cannot make a sandbox, the grader says so in one line and grades as before (or stops, if asked for it)" {
+    local b="$BATS_TEST_TMPDIR/bin" rc=0
+    mkdir -p "$b"
+    printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' >"$b/bwrap"
+    chmod 755 "$b/bwrap"
+    cd "$CK"
+    PATH="$b:$PATH" without_bats_env checker/grade/grade --labs 02 --student no-compile \
+        -o "$BATS_TEST_TMPDIR/out" "$CLOSED/class" >"$BATS_TEST_TMPDIR/log" 2>&1 || rc=$?
+    cat "$BATS_TEST_TMPDIR/log"
+    [ "$rc" = 3 ]    # (the other students: not graded yet)
+    if [ "$(id -u)" = 0 ]; then
+        grep -q '^grade: sandbox: bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace): each job runs as a uid of its own only' \
+            "$BATS_TEST_TMPDIR/log"
+        grep -q '^sandbox=uid$' "$BATS_TEST_TMPDIR/out/results/no-compile/02-async-copy.status"
+    else
+        grep -q '^grade: sandbox: none: bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace).*unsandboxed' \
+            "$BATS_TEST_TMPDIR/log"
+    fi
+    grep -q '^no-compile,02-async-copy,fail,0,0,13,' "$BATS_TEST_TMPDIR/out/gradebook.csv"
+    # GRADE_SANDBOX=bwrap: no grading without it
+    PATH="$b:$PATH" GRADE_SANDBOX=bwrap run -2 without_bats_env checker/grade/grade --labs 02 --student no-compile \
+        -o "$BATS_TEST_TMPDIR/out2" "$CLOSED/class"
+    echo "$output"
+    [[ $output == *"grade: stopped before grading: GRADE_SANDBOX=bwrap, but bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace)"* ]]
 }
