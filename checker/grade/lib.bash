@@ -302,7 +302,7 @@ sandbox_cmd() {
 # namespaces, the system read-only, the GPU's devices, /tmp, /var/tmp and
 # /dev/shm of the step's own (SANDBOX_SCRATCH/{tmp,var-tmp,shm}, else empty
 # ones in memory), the instructor's folders hidden where a system folder
-# holds them (GRADE_HIDE), then SANDBOX_RO and SANDBOX_RW.
+# holds them (GRADE_HIDE, colon-separated), then SANDBOX_RO and SANDBOX_RW.
 sandbox_bwrap_args() {
     local d h
     BWRAP=("$(command -v bwrap || echo bwrap)" --die-with-parent --new-session --unshare-ipc --unshare-pid --unshare-net
