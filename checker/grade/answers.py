@@ -4,6 +4,10 @@
     answers.py list KIT                 "ID<TAB>STATEMENT" for each answer
     answers.py find KIT FILE...         "FILE:FIRST:LAST:STATEMENT" for each
                                         statement of FILE that is an answer
+    answers.py elide KIT FILE.md...     rewrite each Markdown file with every
+                                        answer elided: a code block's lines as
+                                        "/* ... */", an inline `code` span as
+                                        `/* ... */`; print how many per file
     answers.py notes-out FILE...        rewrite each deck without its presenter
                                         notes (Marp: an HTML comment that is no
                                         directive); print how many it took out
@@ -11,6 +15,7 @@
 A statement is code between ';', '{' and '}' (a Markdown file: in its
 fenced code blocks, and any other line by itself), compared without its
 comments, without any whitespace, and with a CUDA_CHECK(...) wrapper taken
+off (in a Markdown file's prose, each `inline code` span is one too)
 off: `CUDA_CHECK(cudaStreamWaitEvent(w->stream_b, produced, 0));` and
 `cudaStreamWaitEvent(w->stream_b, produced, 0); /* TODO(5) */` are the
 same statement. An answer is a statement of a lab's solution that is in no
@@ -100,9 +105,42 @@ def file_statements(path):
             out += statements("\n".join(lines[i + 1:j]), i + 2)
             i = j + 1
         else:
-            out += statements(re.sub(r"<!--.*?-->", "", lines[i]), i + 1)
+            line = re.sub(r"<!--.*?-->", "", lines[i])
+            out += statements(line, i + 1)
+            for span in INLINE.findall(line):
+                out += [(s, i + 1, i + 1) for s, _, _ in statements(span)]
             i += 1
     return out
+
+
+INLINE = re.compile(r"`([^`\n]+)`")
+
+
+def elide(path, want):
+    """Rewrite a Markdown file without the answers in WANT: the lines of a
+    statement in a code block become one "/* ... */" (its indentation kept),
+    an inline code span that is one `/* ... */`. Returns how many."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    count, cut = 0, set()
+    for s, a, b in sorted(file_statements(path), key=lambda t: -t[1]):
+        if s not in want:
+            continue
+        count += 1
+        line = lines[a - 1]
+        spans = [m for m in INLINE.finditer(line)
+                 if any(x == s for x, _, _ in statements(m.group(1)))]
+        if a == b and spans:
+            for m in reversed(spans):
+                line = line[:m.start()] + "`/* ... */`" + line[m.end():]
+            lines[a - 1] = line
+        else:
+            lines[a - 1] = re.match(r"\s*", line).group(0) + "/* ... */"
+            cut |= set(range(a, b))          # the statement's other lines (0-based a..b-1)
+    lines = [l for i, l in enumerate(lines) if i not in cut]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return count
 
 
 def labs(kit):
@@ -178,7 +216,7 @@ def main():
         for p in sys.argv[2:]:
             print("%s\t%d" % (p, notes_out(p)))
         return 0
-    if len(sys.argv) < 3 or sys.argv[1] not in ("list", "find"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("list", "find", "elide"):
         print("usage: answers.py list KIT | answers.py find KIT FILE... | answers.py notes-out FILE...",
               file=sys.stderr)
         return 2
@@ -189,6 +227,10 @@ def main():
             print("%s\t%s" % (lab, s))
         return 0 if ans else 1
     want = {s for _, s in ans}
+    if sys.argv[1] == "elide":
+        for path in sys.argv[3:]:
+            print("%s\t%d" % (path, elide(path, want)))
+        return 0
     found = 0
     for path in sys.argv[3:]:
         for s, a, b in file_statements(path):

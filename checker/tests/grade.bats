@@ -234,6 +234,9 @@ handout_lacks() {
     [[ $output == *"deck.md:2:3:cudaStreamWaitEvent(w->stream_b,produced,0)" ]]
     # the kit's decks show some (deck 04's wait, deck 09's event pair): the handout has none
     python3 "$GRADE/answers.py" find "$KIT_ROOT" "$KIT_ROOT/slides/04-events.md" | grep -q 'cudaStreamWaitEvent(w->stream_b,produced,0)'
+    # deck 06's fix, as inline code in a bullet: the span goes, the bullet stays
+    python3 "$GRADE/answers.py" find "$KIT_ROOT" "$KIT_ROOT/slides/06-lifetime.md" | grep -qF 'cudaEventRecord(ev_used[j],s_comp)'
+    grep -qF -- '- Fix: `/* ... */` after the kernel, and' "$h/slides/06-lifetime.md"
     grep -q 'slides/04-events.md: elided [0-9]* answer statement' "$G/handout.log"
     # and in the packed tarball too: what a student actually gets
     mkdir -p "$G/unpacked"
