@@ -203,8 +203,8 @@ def notes_out(path):
             return m.group(0)
         count += 1
         return ""
-    # a notes comment alone on its lines goes with its lines
-    text = re.sub(r"(?m)^[ \t]*<!--(.*?)-->[ \t]*\n", lambda m: drop(m) or "" if not DIRECTIVE.match(m.group(1)) else m.group(0), text, flags=re.S)
+    # a notes comment alone on its lines goes with its lines; any other, alone
+    text = re.sub(r"(?m)^[ \t]*<!--(.*?)-->[ \t]*\n", drop, text, flags=re.S)
     text = re.sub(r"<!--(.*?)-->", drop, text, flags=re.S)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
