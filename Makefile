@@ -78,13 +78,16 @@ trace:                                         ## timeline of a lab's run: make 
 # Instructors (checker/grade/README.md): the kit without answers, and grading
 # a class of submissions with the kit's own checker.
 .PHONY: handout grade
-handout:                                       ## the kit for students, no solutions, checked complete: build/handout/ (+ .tar.gz)
-	@checker/grade/handout
+handout:                                       ## the kit for students, no solutions or presenter notes (NOTES=1 keeps them): build/handout/ (+ .tar.gz)
+	@checker/grade/handout $(if $(filter 1,$(NOTES)),--notes)
 
-grade: tools bats                              ## grade a class (folders, tarballs, zips, bundles): make grade SUBMISSIONS=DIR [JOBS=4]
+# Into an OUT graded before, LAB= and STUDENT= regrade those and keep the
+# rest; REPLACE=1 starts anew. ROSTER=class.csv (id, name, email), WEIGHTS=01=20,09=5.
+grade: tools bats                              ## grade a class (folders, tarballs, zips, bundles): make grade SUBMISSIONS=DIR [JOBS=4] [LAB=02] [STUDENT=name]
 	@test -n "$(SUBMISSIONS)" || { echo "which class? make grade SUBMISSIONS=DIR (a folder, tarball, zip or git bundle per student)" >&2; exit 2; }
 	@checker/grade/grade $(if $(JOBS),-j $(JOBS)) $(if $(filter command line,$(origin OUT)),-o $(OUT)) \
-	 $(if $(LAB),--labs $(LAB)) "$(SUBMISSIONS)"; \
+	 $(if $(LAB),--labs $(LAB)) $(if $(STUDENT),--student "$(STUDENT)") $(if $(ROSTER),--roster "$(ROSTER)") \
+	 $(if $(WEIGHTS),--weights "$(WEIGHTS)") $(if $(filter 1,$(REPLACE)),--replace) "$(SUBMISSIONS)"; \
 	 rc=$$?; [ $$rc = 3 ] || exit $$rc
 
 # Bats with bats-support and bats-assert (the kit's own tests load them): the

@@ -3,7 +3,7 @@
 # grade it with JOBS submissions at once on the one GPU, check every verdict
 # against expected.tsv, and print one table.
 #
-#   checker/grade/gpu-class.sh [-j JOBS] [-o DIR] [--serial] [--closed]
+#   checker/grade/gpu-class.sh [-j JOBS] [-o DIR] [--serial] [--closed] [--merge LABS]
 #
 # JOBS default 8. The timeouts are short, as an instructor in a hurry sets
 # them (RUN_TIMEOUT 20 s, BUILD_TIMEOUT 60 s, unless set): the class has a
@@ -18,19 +18,24 @@
 # one submission at a time and compares the two gradebooks' verdicts (every
 # lab's status and every check's pass/fail/skip). Run as root, so that the
 # submissions run sandboxed (the class has a fork bomb and a program that
-# writes into the kit). Exit status 0 when every verdict is right.
+# writes into the kit). --merge LABS grades only those labs (09) of the class
+# already in DIR into DIR/graded, keeping the rest (a class graded on one
+# GPU, its lab 09 pending, then lab 09 on a node of two): every verdict is
+# checked against the node that graded its lab. Exit status 0 when every
+# verdict is right.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KIT="$(cd "$HERE/../.." && pwd)"
 
-jobs=8 dir=$KIT/build/gpu-class serial=0 closed=0
+jobs=8 dir=$KIT/build/gpu-class serial=0 closed=0 merge=""
 while [ $# -gt 0 ]; do
     case $1 in
         -j) jobs=$2; shift ;;
         -o) dir=$2; shift ;;
         --serial) serial=1 ;;
         --closed) closed=1 ;;
-        *) echo "usage: gpu-class.sh [-j JOBS] [-o DIR] [--serial] [--closed]" >&2; exit 2 ;;
+        --merge) merge=$2; shift ;;
+        *) echo "usage: gpu-class.sh [-j JOBS] [-o DIR] [--serial] [--closed] [--merge LABS]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -52,7 +57,12 @@ if [ "$closed" = 1 ]; then
     grade=$dir/closed/kit/checker/grade/grade where="a copy of the kit in $dir/closed (mode 700)"
 fi
 
-"$HERE/make-test-class.sh" "$dir/class" || exit 1
+if [ -n "$merge" ]; then
+    [ -f "$dir/graded/gradebook.csv" ] && [ -d "$dir/class/submissions" ] ||
+        { echo "gpu-class.sh: --merge needs a class graded in $dir (gpu-class.sh -o $dir first)" >&2; exit 2; }
+else
+    "$HERE/make-test-class.sh" "$dir/class" || exit 1
+fi
 n=$(ls "$dir/class/submissions" | wc -l)
 
 # grade_class JOBS OUT: grade the class; print its wall time in seconds.
@@ -60,7 +70,8 @@ grade_class() {
     local t0 t1
     t0=$(date +%s.%N)
     # from the grader's kit's folder, as make grade runs it
-    (cd "$(dirname "$grade")/../.." && "$grade" -j "$1" -o "$2" "$dir/class/submissions") >"$2.log" 2>&1
+    (cd "$(dirname "$grade")/../.." && "$grade" -j "$1" -o "$2" ${merge:+--labs "$merge"} \
+        "$dir/class/submissions") >"$2.log" 2>&1
     echo "$?" >"$2.rc"
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }'
@@ -85,7 +96,7 @@ if [ "$serial" = 1 ]; then
     swall=$(grade_class 1 "$dir/serial")
     # the verdict columns: status and every check (not score's rounding or why)
     cols() { python3 -c 'import csv,sys
-for r in csv.reader(open(sys.argv[1])): print(",".join(r[:3] + r[9:]))' "$1"; }
+for r in csv.reader(open(sys.argv[1])): print(",".join(r[:3] + r[12:]))' "$1"; }
     if diff <(cols "$dir/graded/gradebook.csv") <(cols "$dir/serial/gradebook.csv") >"$dir/serial.diff"; then
         same="same verdicts as one at a time (${swall} s serial)"
     else

@@ -85,6 +85,9 @@ prepare_kit() {
         cp -a "$src/labs/$id/Makefile" "$dest/labs/$id/"
         kit_src "$src" "$id" >"$dest/labs/$id/.source"
     done
+    # which kit grades: its git description, where it is a work tree of its
+    # own, and the hash of its files (before anything is built in it)
+    kit_version "$src" "$dest" >"$dest/.kit-version"
     # the tools (every checker/*/Makefile), built once here: a sandboxed
     # checker cannot write to the kit
     local t ok=1
@@ -101,6 +104,22 @@ prepare_kit() {
     chmod -R go-w,a+rX "$dest"
 }
 
+# kit_version SRC DEST: one line for the kit that grades, recorded with every
+# lab graded: `git describe --always --dirty` of SRC where SRC is the top of
+# its own git work tree, then "content:" and the first 12 hex digits of the
+# sha256 of DEST's files (names and contents, sorted): v1.2-3-gabc1234 or
+# abc1234-dirty, and content:0123456789ab.
+kit_version() {
+    local src=$1 dest=$2 d="" top h
+    if command -v git >/dev/null && top=$(git -C "$src" rev-parse --show-toplevel 2>/dev/null) &&
+       [ "$(cd "$top" && pwd -P)" = "$(cd "$src" && pwd -P)" ]; then
+        d=$(git -C "$src" describe --always --dirty --tags 2>/dev/null)
+    fi
+    h=$(cd "$dest" && find . -type f ! -name .kit-version -print0 | LC_ALL=C sort -z |
+        xargs -0 -r sha256sum | sha256sum | cut -c 1-12)
+    printf '%s\n' "${d:+$d }content:$h"
+}
+
 # ------------------------------------------------------------ the class
 
 # A submission is a folder, a tarball (.tar, .tar.gz, .tgz, .tar.xz, .txz,
@@ -115,37 +134,69 @@ submission_kind() {
     esac
 }
 
-# student_name PATH: the entry's name without its ending, in characters safe
-# for a file name and a CSV cell.
-student_name() {
+# submission_id NAME: a name as a safe id, for a file name and a CSV cell:
+# its letters without their accents (É is E), every other character but
+# A-Za-z0-9._@+- as one _ (none first or last); "Ève O'Brien (late!)
+# résumé" is Eve_O_Brien_late_resume. The name itself (UTF-8) is kept
+# beside it (submissions.tsv, meta, students.csv).
+SUBMISSION_ID_PY='
+import re, sys, unicodedata
+def safe(n):
+    n = "".join(c for c in unicodedata.normalize("NFKD", n) if not unicodedata.combining(c))
+    n = re.sub(r"[^A-Za-z0-9._@+-]+", "_", n).strip("_")
+    return "_" + n if n == "" or n.startswith(".") else n
+'
+submission_id() {
+    python3 -c "$SUBMISSION_ID_PY"'
+print(safe(sys.argv[1]))' "$1"
+}
+
+# entry_name PATH: the entry's name without its ending (.tar.gz, .zip, ...).
+entry_name() {
     local n
     n=$(basename "$1")
     n=${n%.tar.gz} n=${n%.tgz} n=${n%.tar.xz} n=${n%.txz} n=${n%.tar.bz2} n=${n%.tbz2}
     n=${n%.tar} n=${n%.zip} n=${n%.bundle}
-    n=$(printf '%s' "$n" | tr -c 'A-Za-z0-9._@+-' '_')
-    case $n in .*|"") n="_$n" ;; esac
     printf '%s\n' "$n"
 }
 
-# list_submissions DIR: "NAME<TAB>KIND<TAB>PATH" for every submission in DIR,
-# sorted by name; two entries with the same name get -2, -3. What is not a
-# submission goes to stderr as "ignored: ...".
+# Gradescope's export of the submissions holds this file beside its
+# submission_<id> folders: who made each (read by report.py), no submission.
+GRADESCOPE_METADATA=submission_metadata.yml
+
+# list_submissions DIR: "ID<TAB>KIND<TAB>PATH<TAB>NAME" for every submission
+# in DIR, sorted by ID: ID the safe id of NAME, the entry's name without its
+# ending (submission_id); two entries with the same id get -2, -3 (in the
+# order of the folder's listing). What is not a submission goes to stderr as
+# "ignored: ...".
 list_submissions() {
-    local dir=$1 p kind name seen=" " n
+    local dir=$1 p kind
     for p in "$dir"/* ; do
         [ -e "$p" ] || continue
+        [ "$(basename "$p")" = "$GRADESCOPE_METADATA" ] && continue
         kind=$(submission_kind "$p")
         if [ -z "$kind" ]; then
             echo "ignored: $p (not a folder, tarball, zip or git bundle)" >&2
             continue
         fi
-        name=$(student_name "$p")
-        n=$name
-        local i=2
-        while [[ $seen == *" $n "* ]]; do n=$name-$i; i=$((i + 1)); done
-        seen+="$n "
-        printf '%s\t%s\t%s\n' "$n" "$kind" "$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"
-    done | sort -t $'\t' -k1,1
+        printf '%s\t%s\t%s\n' "$kind" "$(cd "$(dirname "$p")" && pwd)/$(basename "$p")" "$(entry_name "$p")"
+    done | python3 -c "$SUBMISSION_ID_PY"'
+seen = set()
+for line in sys.stdin:
+    kind, path, name = line.rstrip("\n").split("\t")
+    base = n = safe(name)
+    i = 2
+    while n in seen:
+        n, i = "%s-%d" % (base, i), i + 1
+    seen.add(n)
+    print("\t".join((n, kind, path, name)))' | LC_ALL=C sort -t $'\t' -k1,1
+}
+
+# merge_submissions OLD NEW: the class list of an output folder graded
+# before (OLD) and of this run (NEW), one line per id, this run's line first
+# where both have it; sorted by id.
+merge_submissions() {
+    { cat "$2"; [ -f "$1" ] && cat "$1"; } | awk -F '\t' '!seen[$1]++' | LC_ALL=C sort -t $'\t' -k1,1
 }
 
 # best_file ROOT ID SRC: of the files named SRC (sync_copy.cu, streams.py:
@@ -197,27 +248,196 @@ GRADE_FSIZE=${GRADE_FSIZE:-1073741824} # the largest file a program may write
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
+# The sandbox itself, GRADE_SANDBOX (sandbox_choose decides, once):
+#   bwrap  bubblewrap (Debian's bubblewrap): each step sees the system's
+#          folders (/usr, /etc) read-only, the GPU's devices (/dev/nvidia*),
+#          the folders the step names (SANDBOX_RO read-only, SANDBOX_RW
+#          writable: the job's kit copy, its lab folder), a /tmp of its own
+#          (SANDBOX_SCRATCH), and nothing else: no other submission, no file
+#          of the instructor's (the kit's solutions), no network (a network
+#          namespace of its own), no other process (a PID namespace). As root,
+#          bwrap makes the namespaces and the step runs as the sandbox uid
+#          inside them; as an ordinary user, bwrap makes them in a user
+#          namespace of its own (unprivileged user namespaces must be allowed).
+#   uid    (root, where bwrap cannot work) the sandbox uid alone: it can read
+#          what every user may read, and reach the network.
+#   none   (not root, where bwrap cannot work) no sandbox: the submissions
+#          run as the grading user.
+# GRADE_SANDBOX=auto (the default) takes bwrap where it works; =bwrap
+# stops grading where it does not; =uid or =none asks for less.
+
 # sandbox_cmd UID CPUS: set SANDBOX_CMD to the words that run a command as
 # UID (when root; else as the caller) with a clean environment (SANDBOX_ENV),
-# a process limit, no core files, a file size limit, and pinned to CPUS
-# ("" = any), so that a fork bomb burns its own job's cores:
-#   sandbox_cmd 64001 0-1; timeout 60 "${SANDBOX_CMD[@]}" make ...
+# a process limit, no core files, a file size limit, pinned to CPUS ("" =
+# any), so that a fork bomb burns its own job's cores, and (GRADE_SANDBOX
+# bwrap) inside bubblewrap, seeing SANDBOX_RO, SANDBOX_RW and SANDBOX_SCRATCH:
+#   SANDBOX_RW=("$dir"); sandbox_cmd 64001 0-1; timeout 60 "${SANDBOX_CMD[@]}" make ...
 sandbox_cmd() {
-    local uid=$1 cpus=$2
+    local uid=$1 cpus=$2 drop=()
     SANDBOX_CMD=(env -i "${SANDBOX_ENV[@]}")
     [ -n "$cpus" ] && SANDBOX_CMD+=(taskset -c "$cpus")
     if is_root; then
         local groups=(--clear-groups) g
         g=$(gpu_groups)
         [ -n "$g" ] && groups=(--groups="$g")
-        SANDBOX_CMD+=(prlimit --nproc="$GRADE_NPROC" --core=0 --fsize="$GRADE_FSIZE" --
-                      setpriv --reuid="$uid" --regid="$uid" "${groups[@]}" --no-new-privs --)
+        drop=(setpriv --reuid="$uid" --regid="$uid" "${groups[@]}" --no-new-privs --)
+        SANDBOX_CMD+=(prlimit --nproc="$GRADE_NPROC" --core=0 --fsize="$GRADE_FSIZE" --)
     else
         # as an ordinary user the limit counts all of the user's processes
         local mine
         mine=$(ps -U "$(id -u)" -L --no-headers 2>/dev/null | wc -l)
         SANDBOX_CMD+=(prlimit --nproc=$((mine + GRADE_NPROC)) --core=0 --fsize="$GRADE_FSIZE" --)
     fi
+    if [ "${GRADE_SANDBOX:-}" = bwrap ]; then
+        sandbox_bwrap_args
+        SANDBOX_CMD+=("${BWRAP[@]}")
+        # (root: bwrap keeps only what setpriv needs to become the sandbox uid)
+        is_root && SANDBOX_CMD+=(--cap-add CAP_SETUID --cap-add CAP_SETGID)
+        SANDBOX_CMD+=(--)
+    fi
+    SANDBOX_CMD+=("${drop[@]}")
+}
+
+# sandbox_bwrap_args: set BWRAP to bubblewrap's words for one step: the
+# namespaces, the system read-only, the GPU's devices, /tmp, /var/tmp and
+# /dev/shm of the step's own (SANDBOX_SCRATCH/{tmp,var-tmp,shm}, else empty
+# ones in memory), the instructor's folders hidden where a system folder
+# holds them (GRADE_HIDE, colon-separated), then SANDBOX_RO and SANDBOX_RW.
+sandbox_bwrap_args() {
+    local d h
+    BWRAP=("$(command -v bwrap || echo bwrap)" --die-with-parent --new-session --unshare-ipc --unshare-pid --unshare-net
+           --unshare-uts --unshare-cgroup-try)
+    is_root || BWRAP+=(--unshare-user)
+    BWRAP+=(--ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /sys /sys --proc /proc --dev /dev)
+    for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
+        if [ -L "$d" ]; then BWRAP+=(--symlink "$(readlink "$d")" "$d")
+        elif [ -d "$d" ]; then BWRAP+=(--ro-bind "$d" "$d"); fi
+    done
+    for d in /dev/nvidia* /run/nvidia-persistenced; do
+        [ -e "$d" ] && BWRAP+=(--dev-bind "$d" "$d")
+    done
+    if [ -n "${SANDBOX_SCRATCH:-}" ]; then
+        BWRAP+=(--bind "$SANDBOX_SCRATCH/tmp" /tmp --bind "$SANDBOX_SCRATCH/var-tmp" /var/tmp
+                --bind "$SANDBOX_SCRATCH/shm" /dev/shm)
+    else
+        BWRAP+=(--tmpfs /tmp --tmpfs /var/tmp --tmpfs /dev/shm)
+    fi
+    sandbox_system_ro
+    local IFS=:
+    for d in $GRADE_SANDBOX_SYSTEM; do [ -n "$d" ] && BWRAP+=(--ro-bind "$d" "$d"); done
+    for h in ${GRADE_HIDE:-}; do
+        [ -d "$h" ] || continue
+        for d in /usr /etc $GRADE_SANDBOX_SYSTEM; do
+            [ -n "$d" ] && case $h/ in "$d"/*) BWRAP+=(--tmpfs "$h"); break ;; esac
+        done
+    done
+    unset IFS
+    # the folders above those bound: made readable (bwrap would make them
+    # mode 700 as root), none of their other files there
+    local made=" " p
+    for d in "${SANDBOX_RO[@]}" "${SANDBOX_RW[@]}"; do
+        p=""
+        local IFS=/
+        for h in ${d#/}; do
+            p+=/$h
+            [ "$p" = "$d" ] && break
+            case $p/ in /usr/*|/etc/*|/sys/*|/proc/*|/dev/*) continue ;; esac
+            [[ $made == *" $p "* ]] && continue
+            made+="$p "
+            BWRAP+=(--dir "$p")
+        done
+        unset IFS
+    done
+    for d in "${SANDBOX_RO[@]}"; do BWRAP+=(--ro-bind "$d" "$d"); done
+    for d in "${SANDBOX_RW[@]}"; do BWRAP+=(--bind "$d" "$d"); done
+}
+
+# sandbox_system_ro: set (once) GRADE_SANDBOX_SYSTEM, the folders outside
+# /usr and /etc a step must read, colon-separated: the CUDA toolkit's (nvcc's
+# or CUDA_HOME), lab 08's python3 and its packages (LAB_PYTHON), bats's
+# (BATS), and the instructor's own (GRADE_SANDBOX_RO, colon-separated).
+sandbox_system_ro() {
+    [ -n "${GRADE_SANDBOX_SYSTEM+x}" ] && return 0
+    local c=() p d
+    p=$(command -v nvcc 2>/dev/null) && c+=("$(dirname "$(dirname "$(readlink -f "$p")")")")
+    [ -n "${CUDA_HOME:-}" ] && c+=("$(readlink -f "$CUDA_HOME")")
+    if [ -n "${LAB_PYTHON:-}" ]; then
+        c+=("$(dirname "$(dirname "$LAB_PYTHON")")")
+        while IFS= read -r d; do c+=("$d"); done < <("$LAB_PYTHON" -c \
+            'import sys, site; print(sys.prefix); print(sys.base_prefix); [print(p) for p in site.getsitepackages()]' 2>/dev/null)
+    fi
+    [ -n "${BATS:-}" ] && c+=("$(dirname "$(dirname "$(readlink -f "$BATS")")")")
+    local IFS=:
+    for d in ${GRADE_SANDBOX_RO:-}; do c+=("$d"); done
+    unset IFS
+    GRADE_SANDBOX_SYSTEM=$(for d in "${c[@]}"; do
+        [ -d "$d" ] || continue
+        d=$(readlink -f "$d")
+        case $d/ in /|/usr/*|/etc/*|/proc/*|/sys/*|/dev/*|/tmp/*) continue ;; esac
+        printf '%s\n' "$d"
+    done | sort -u | paste -sd: -)
+    export GRADE_SANDBOX_SYSTEM
+}
+
+# sandbox_choose UID: decide GRADE_SANDBOX (bwrap, uid or none) from
+# GRADE_SANDBOX (auto, bwrap, uid, none; default auto), trying bubblewrap as
+# the sandbox user UID would use it; print one line that says which sandbox
+# runs the submissions, and why not bwrap where it is not. Return 1 (a line
+# that says why) where GRADE_SANDBOX asks for what cannot be had.
+sandbox_choose() {
+    local uid=$1 want=${GRADE_SANDBOX:-auto} why=""
+    sandbox_base_env     # (it finds lab 08's python3, whose folders the sandbox reads)
+    case $want in
+        auto|bwrap) ;;
+        uid) is_root || { echo "GRADE_SANDBOX=uid needs root (a uid of its own for each job)"; return 1; }
+             echo "sandbox: a uid of its own for each job (GRADE_SANDBOX=uid): it can read what every user may, and reach the network"
+             return 0 ;;
+        none) is_root && { echo "GRADE_SANDBOX=none: as root the submissions run as a uid of their own at least: say uid"; return 1; }
+              echo "sandbox: none (GRADE_SANDBOX=none): the submissions run as $(id -un), unsandboxed"
+              return 0 ;;
+        *) echo "GRADE_SANDBOX=$want: say auto, bwrap, uid or none"; return 1 ;;
+    esac
+    if ! command -v bwrap >/dev/null; then
+        why="bubblewrap is not installed (apt-get install bubblewrap)"
+    else
+        local o SANDBOX_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME=/) SANDBOX_RO=() SANDBOX_RW=() SANDBOX_SCRATCH=""
+        GRADE_SANDBOX=bwrap sandbox_cmd "$uid" ""
+        if ! o=$(cd / && timeout 60 "${SANDBOX_CMD[@]}" sh -c 'test -r /usr/bin/env && ! test -e /root/.' 2>&1); then
+            why="bubblewrap cannot make a sandbox here ($(grep -m 1 . <<<"$o" || echo "it failed"))"
+            is_root || why+="; an ordinary user needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or the AppArmor rule for bwrap)"
+        fi
+    fi
+    if [ -z "$why" ]; then
+        GRADE_SANDBOX=bwrap
+        export GRADE_SANDBOX
+        echo "sandbox: bubblewrap, as $(is_root && echo "a uid of its own for each job" || id -un 2>/dev/null || id -u): each lab sees its own folder, the kit read-only, the GPU, and nothing else (no network)"
+        return 0
+    fi
+    if [ "$want" = bwrap ]; then
+        echo "GRADE_SANDBOX=bwrap, but $why"
+        return 1
+    fi
+    if is_root; then
+        GRADE_SANDBOX=uid
+        echo "sandbox: $why: each job runs as a uid of its own only (it can read what every user may, the kit's solutions too where every user may read them, and reach the network)"
+    else
+        GRADE_SANDBOX=none
+        echo "sandbox: none: $why, and not root: the submissions run as $(id -un), unsandboxed: grade untrusted code as root or where bubblewrap works"
+    fi
+    export GRADE_SANDBOX
+    return 0
+}
+
+# sandbox_scratch DIR UID: make DIR/{tmp,var-tmp,shm}, a step's /tmp,
+# /var/tmp and /dev/shm under bubblewrap, the sandbox user's; set
+# SANDBOX_SCRATCH to DIR (to nothing without bubblewrap).
+sandbox_scratch() {
+    SANDBOX_SCRATCH=""
+    [ "${GRADE_SANDBOX:-}" = bwrap ] || return 0
+    mkdir -p "$1/tmp" "$1/var-tmp" "$1/shm"
+    chmod 1777 "$1/tmp" "$1/var-tmp" "$1/shm"
+    is_root && chown "$2:$2" "$1/tmp" "$1/var-tmp" "$1/shm"
+    SANDBOX_SCRATCH=$1
 }
 
 # gpu_groups: the groups (other than root's) that own the GPU's device files,
@@ -282,6 +502,8 @@ sandbox_preflight() {
     printf '@test "bats runs a test here" {\n    true\n}\n' >"$dir/home/preflight.bats"
     sandbox_base_env
     local SANDBOX_ENV=("${SANDBOX_BASE[@]}" HOME="$dir/home" TMPDIR="$dir/home")
+    local SANDBOX_RO=("$dir/kit") SANDBOX_RW=("$dir/home") SANDBOX_SCRATCH
+    sandbox_scratch "$dir/outside" "$uid"
     sandbox_cmd "$uid" ""
     out=$(cd "$dir/home" && timeout -k 5 120 "${SANDBOX_CMD[@]}" bash -c "$SANDBOX_PREFLIGHT" preflight \
         "$dir/kit" "$kinds" 2>&1 </dev/null) || rc=$?
@@ -398,10 +620,20 @@ sandbox_uid_ok() {
 
 # outside_files UID [SKIP]: files the sandbox user left in the places every
 # user may write to (/tmp, /var/tmp, /dev/shm), SKIP (the grading folders)
-# aside: listed, then removed (root only).
+# aside: listed, then removed (root only). Under bubblewrap those places
+# were the step's own (SANDBOX_SCRATCH): what is in them, by the name the
+# program gave it, and the scratch folder removed.
 outside_files() {
-    is_root || return 0
     local uid=$1 skip=${2:-/nonexistent} d
+    if [ -n "${SANDBOX_SCRATCH:-}" ]; then
+        for d in tmp:/tmp var-tmp:/var/tmp shm:/dev/shm; do
+            (cd "$SANDBOX_SCRATCH/${d%%:*}" 2>/dev/null &&
+                find . -mindepth 1 ! -type d -printf "${d#*:}/%P\n" 2>/dev/null)
+        done | head -n 50
+        rm -rf "$SANDBOX_SCRATCH"
+        return 0
+    fi
+    is_root || return 0
     for d in /tmp /var/tmp /dev/shm; do
         [ -d "$d" ] && find "$d" -xdev -mindepth 1 -path "$skip" -prune -o -user "$uid" -print 2>/dev/null
     done | head -n 50

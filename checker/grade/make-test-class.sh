@@ -24,6 +24,13 @@
 #   ships-checker           lab 02's starter with a checker, common/ and a
 #                           Makefile that pass everything
 #   escape                  lab 01 writes into the kit's checker and /tmp
+#   hostile                 lab 01 tries, before anything else, to read the
+#                           kit's solutions and another student's files, to
+#                           write into the kit and the class's folder, and
+#                           to reach the network (HOSTILE_CONNECT=HOST:PORT, a
+#                           listener of the test's, where given); any that
+#                           works makes it exit 3 ("ESCAPED: ..."), failing
+#                           its lab: it passes only in a sandbox (bubblewrap)
 #   fork-bomb               lab 01 forks without end
 #   child-holds-output      lab 01 leaves two children that sleep for 10
 #                           minutes holding its output (one in a session of
@@ -37,7 +44,7 @@
 # expected.tsv: student, lab, verdict on a GPU, the check that must fail
 # ("-" for any), verdict without a GPU, verdict on a machine with one GPU
 # (check-verdicts compares). A lab with checks that need two GPUs (lab 09)
-# is "not graded" on one GPU wherever its program runs: its solutions and
+# is "pending" on one GPU wherever its program runs: its solutions and
 # mutants; its starter, stopped at its first TODO, still fails.
 set -eu
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -66,7 +73,7 @@ src() { printf '%s\n' "${SRC_OF[$1]}"; }
 lab_of() { printf '%s\n' "${LAB_OF[$1]}"; }
 
 # expect STUDENT LAB VERDICT CHECK NOGPU [ONEGPU]: one line of expected.tsv
-# (ONEGPU: the verdict on one GPU, by default VERDICT, or "not graded" for
+# (ONEGPU: the verdict on one GPU, by default VERDICT, or "pending" for
 # a run of a lab that needs two: one_gpu). A lab of the student not named
 # is expected missing (see finish).
 declare -A EXPECTED
@@ -74,12 +81,12 @@ expect() {
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${6:-$(one_gpu "$2" "$3")}" >>"$exp"
     EXPECTED["$1/$2"]=1
 }
-# one_gpu LAB VERDICT: a run of LAB on a machine with one GPU: "not graded"
+# one_gpu LAB VERDICT: a run of LAB on a machine with one GPU: "pending"
 # where LAB's checker has checks that need two (need_gpus) and the run is a
 # pass or a fail the program ran to; else VERDICT.
 one_gpu() {
     if [ "$2" = pass ] || [ "$2" = fail ]; then
-        grep -q 'need_gpus [2-9]' "$KIT/checker/$1.bats" 2>/dev/null && { echo "not graded"; return; }
+        grep -q 'need_gpus [2-9]' "$KIT/checker/$1.bats" 2>/dev/null && { echo pending; return; }
     fi
     echo "$2"
 }
@@ -308,6 +315,100 @@ insert "$f" 'lab_parse_options\(' '    {   /* try to write where a lab program m
 expect escape "$id" pass - "not graded"
 expect escape "$(lab_of 02)" fail - "not graded"
 finish escape
+
+# hostile: lab 01 attacks the grader's machine, as a submission could, once
+# it has parsed its options (before it looks for a GPU: it attacks with or
+# without one). Each attack that works is a hole in the sandbox: it says
+# which on stderr and exits 3, so the lab fails; in a sandbox that holds
+# (GRADE_SANDBOX bwrap) each fails and the lab gets its verdict. The paths
+# it tries are this kit's solutions and this class's folder, written into
+# the code here.
+id=$(lab_of 01) f="$subs/hostile/labs/$id/$(src "$id")"
+put "$subs/hostile" "$id" "$KIT/solutions/$id/$(src "$id")"
+insert "$f" '^#include "lab.h"' '#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <glob.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* hostile_try: each way out of the sandbox; the first that works is named
+   on stderr and ends the program with status 3. */
+static void hostile_escaped(const char *what, const char *where)
+{
+    fprintf(stderr, "ESCAPED: %s %s\n", what, where);
+    exit(3);
+}
+
+static void hostile_try(void)
+{
+    const char *secrets[] = { "'"$KIT"'/solutions/'"$id"'/'"$(src "$id")"'",
+                              "'"$KIT"'/checker/mutants" };
+    const char *class_dir = "'"$subs"'";
+    const char *connect_to = "'"${HOSTILE_CONNECT:-}"'";
+    char self[4096], mine[4096];
+    ssize_t k;
+    size_t i;
+    glob_t g;
+    struct ifaddrs *ifs, *a;
+
+    for (i = 0; i < sizeof secrets / sizeof *secrets; i++)
+        if (fopen(secrets[i], "r") != NULL || opendir(secrets[i]) != NULL)
+            hostile_escaped("read the instructor'"'"'s", secrets[i]);
+    if (opendir(class_dir) != NULL)
+        hostile_escaped("read the class'"'"'s folder", class_dir);
+    /* another job'"'"'s files: the work folders of every grading run */
+    k = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[k > 0 ? k : 0] = 0;
+    snprintf(mine, sizeof mine, "%s", self);
+    if (strstr(mine, "/kit/") != NULL)
+        *strstr(mine, "/kit/") = 0;
+    if (glob("/tmp/cuda-stream-labs-grade.*/*/kit/labs/*/*.cu", 0, NULL, &g) == 0) {
+        for (i = 0; i < g.gl_pathc; i++)
+            if (strncmp(g.gl_pathv[i], mine, strlen(mine)) != 0 &&
+                fopen(g.gl_pathv[i], "r") != NULL)
+                hostile_escaped("read another job'"'"'s", g.gl_pathv[i]);
+        globfree(&g);
+    }
+    /* write outside its folder: the instructor'"'"'s kit, the class */
+    {
+        char w[4200];
+        snprintf(w, sizeof w, "%s/hostile-was-here.txt", "'"$KIT"'");
+        if (fopen(w, "w") != NULL)
+            hostile_escaped("wrote into the instructor'"'"'s kit:", w);
+        snprintf(w, sizeof w, "%s/hostile-was-here.txt", class_dir);
+        if (fopen(w, "w") != NULL)
+            hostile_escaped("wrote into the class'"'"'s folder:", w);
+    }
+    /* the network: an interface other than loopback, or the test'"'"'s listener */
+    if (getifaddrs(&ifs) == 0) {
+        for (a = ifs; a != NULL; a = a->ifa_next)
+            if (a->ifa_addr != NULL && (a->ifa_flags & IFF_UP) && !(a->ifa_flags & IFF_LOOPBACK) &&
+                (a->ifa_addr->sa_family == AF_INET || a->ifa_addr->sa_family == AF_INET6))
+                hostile_escaped("sees the network interface", a->ifa_name);
+        freeifaddrs(ifs);
+    }
+    if (connect_to[0] != 0 && strchr(connect_to, '"'"':'"'"') != NULL) {
+        struct sockaddr_in to;
+        char host[256];
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        snprintf(host, sizeof host, "%.*s", (int)(strchr(connect_to, '"'"':'"'"') - connect_to), connect_to);
+        memset(&to, 0, sizeof to);
+        to.sin_family = AF_INET;
+        to.sin_port = htons((unsigned short)atoi(strchr(connect_to, '"'"':'"'"') + 1));
+        if (s >= 0 && inet_pton(AF_INET, host, &to.sin_addr) == 1 &&
+            connect(s, (struct sockaddr *)&to, sizeof to) == 0)
+            hostile_escaped("connected to", connect_to);
+    }
+}'
+insert "$f" 'lab_parse_options\(' '    hostile_try();   /* before anything else */' after
+expect hostile "$id" pass - "not graded"
+finish hostile
 
 # fork-bomb: lab 01 forks without end once it has parsed its options (its
 # main and no-device runs hang; the process limit holds the bomb).

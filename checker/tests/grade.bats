@@ -77,6 +77,17 @@ setup_file() {
 
     # the quick run (make test without a GPU) grades lab 02 of four of them
     local s picks="solution-zip.zip no-compile zip-bad-members.zip zip-broken.zip" labs=02
+    # a listener the hostile submission must not reach (its port baked in)
+    python3 -c 'import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1]); sys.stdout.flush()
+while True:
+    c, _ = s.accept(); open(sys.argv[2], "a").write("connected\n"); c.close()' \
+        "$G/listener.port" "$G/listener.log" 3>&- </dev/null >/dev/null 2>&1 &
+    echo "$!" >"$G/listener.pid"
+    disown "$!" 2>/dev/null || true
+    for _ in $(seq 50); do [ -s "$G/listener.port" ] && break; sleep 0.1; done
+    export HOSTILE_CONNECT="127.0.0.1:$(cat "$G/listener.port")"
     if kit_full; then
         labs=01,02
         picks+=" solution-flat.tar.gz solution-git.bundle ships-checker nothing child-holds-output flood"
@@ -85,6 +96,11 @@ setup_file() {
         [ "$(id -u)" = 0 ] && picks+=" escape fork-bomb"
     fi
     "$GRADE/make-test-class.sh" "$G/made" "$labs" >"$G/made.log" 2>&1 || return 0
+    # the hostile submission (lab 01) and a solution, graded as root and as
+    # an ordinary user (below), each in a sandbox of bubblewrap where it
+    # works here
+    mkdir -p "$G/hostile-class"
+    cp -a "$G/made/submissions/hostile" "$G/made/submissions/solution" "$G/hostile-class/"
     mkdir -p "$CLOSED/class" "$CLOSED/slow-class"
     chmod 700 "$CLOSED"
     copy_kit "$CK"
@@ -105,7 +121,39 @@ setup_file() {
     ( cd "$CK" && without_bats_env "${NO_UNZIP[@]}" checker/grade/grade -j 3 --labs "$labs" \
           "$CLOSED/class" >"$G/grade.log" 2>&1 ) || rc=$?
     echo "$rc" >"$G/grade.rc"
+    grade_hostile
+    kill "$(cat "$G/listener.pid")" 2>/dev/null || true
     wait
+}
+
+# grade_hostile: lab 01 of the hostile submission and a solution, by this
+# kit as it runs (root or not), and, as root, by a copy of the kit that an
+# ordinary user (uid 61990) owns and runs; and, as root, with the sandbox
+# of a uid alone (GRADE_SANDBOX=uid), to show what it lets through.
+grade_hostile() {
+    local rc=0
+    without_bats_env "$GRADE/grade" --labs 01 -o "$G/hostile" "$G/hostile-class" >"$G/hostile.log" 2>&1 || rc=$?
+    echo "$rc" >"$G/hostile.rc"
+    [ "$(id -u)" = 0 ] || return 0
+    rc=0
+    GRADE_SANDBOX=uid without_bats_env "$GRADE/grade" --labs 01 -o "$G/hostile-uid" "$G/hostile-class" \
+        >"$G/hostile-uid.log" 2>&1 || rc=$?
+    echo "$rc" >"$G/hostile-uid.rc"
+    # (in a folder the user may reach: the kit's build folder may be closed)
+    local u
+    u=$(mktemp -d /tmp/cuda-stream-labs-user.XXXXXX)
+    chmod 755 "$u"
+    mkdir -p "$u/home"
+    copy_kit "$u/kit"
+    cp -a "$G/hostile-class" "$u/class"
+    chown -R 61990:61990 "$u"
+    rc=0
+    ( cd "$u/kit" && without_bats_env setpriv --reuid=61990 --regid=61990 --clear-groups \
+          env HOME="$u/home" checker/grade/grade --labs 01 \
+          -o "$u/out" "$u/class" >"$G/user.log" 2>&1 ) || rc=$?
+    echo "$rc" >"$G/user.rc"
+    cp -r "$u/out" "$G/user-out"
+    rm -rf "$u"
 }
 
 # handout_lacks DIR: the files every student needs that the handout in DIR
@@ -175,16 +223,49 @@ handout_lacks() {
     [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs" ] && [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs.tar.gz" ]
 }
 
-@test "no line a solution adds to its starter is in any file of the handout" {
-    local h="$G/handout/cuda-stream-labs" answers found
-    answers=$("$GRADE/answer-lines" "$KIT_ROOT" | cut -f 2)
-    [ "$(wc -l <<<"$answers")" -ge 30 ] || { echo "only $(wc -l <<<"$answers") answer lines?"; return 1; }
+@test "no statement a solution adds to its starter is in any file of the handout, whatever its spelling" {
+    local h="$G/handout/cuda-stream-labs" n found
+    n=$("$GRADE/answer-lines" "$KIT_ROOT" | wc -l)
+    [ "$n" -ge 30 ] || { echo "only $n answer statements?"; return 1; }
+    # statements, not lines: whitespace, comments and CUDA_CHECK( ) aside
+    printf '```c\ncudaStreamWaitEvent(w->stream_b,\n    produced, 0);   /* TODO(5) */\n```\n' >"$BATS_TEST_TMPDIR/deck.md"
+    run python3 "$GRADE/answers.py" find "$KIT_ROOT" "$BATS_TEST_TMPDIR/deck.md"
+    echo "$output"
+    [[ $output == *"deck.md:2:3:cudaStreamWaitEvent(w->stream_b,produced,0)" ]]
+    # the kit's decks show some (deck 04's wait, deck 09's event pair): the handout has none
+    python3 "$GRADE/answers.py" find "$KIT_ROOT" "$KIT_ROOT/slides/04-events.md" | grep -q 'cudaStreamWaitEvent(w->stream_b,produced,0)'
+    # deck 06's fix, as inline code in a bullet: the span goes, the bullet stays
+    python3 "$GRADE/answers.py" find "$KIT_ROOT" "$KIT_ROOT/slides/06-lifetime.md" | grep -qF 'cudaEventRecord(ev_used[j],s_comp)'
+    grep -qF -- '- Fix: `/* ... */` after the kernel, and' "$h/slides/06-lifetime.md"
+    grep -q 'slides/04-events.md: elided [0-9]* answer statement' "$G/handout.log"
     # and in the packed tarball too: what a student actually gets
     mkdir -p "$G/unpacked"
     tar -xzf "$G/handout/cuda-stream-labs.tar.gz" -C "$G/unpacked"
-    found=$(grep -rnF -f <(printf '%s\n' "$answers") "$h" "$G/unpacked" || true)
-    echo "${found:-no answer line anywhere}"
+    found=$(find "$h" "$G/unpacked" -type f \( -name '*.md' -o -name '*.cu' -o -name '*.h' -o -name '*.py' \
+                -o -name '*.bats' -o -name '*.bash' -o -name '*.sh' -o -name '*.mk' -o -name Makefile \) -print0 |
+            xargs -0 python3 "$GRADE/answers.py" find "$KIT_ROOT")
+    echo "${found:-no answer statement anywhere}"
     [ -z "$found" ]
+}
+
+@test "the handout's decks carry no presenter notes unless asked, and its Next: hints name what it has" {
+    local h="$G/handout/cuda-stream-labs" f
+    grep -q 'handout: slides: took out [1-9][0-9]* presenter notes' "$G/handout.log"
+    for f in "$h"/slides/[0-9]*.md; do
+        # only Marp's directives are left as comments
+        ! grep -v '^<!-- _\?[a-zA-Z]*: .* -->$' "$f" | grep -q '<!--' || { echo "$f keeps notes"; return 1; }
+    done
+    grep -q '^Answer\|<!--' "$KIT_ROOT/slides/04-events.md"
+    # NOTES=1: the presenter's own decks
+    run "$GRADE/handout" --notes "$BATS_TEST_TMPDIR/with-notes"
+    [ "$status" = 0 ]
+    [ "$(grep -c '<!--' "$BATS_TEST_TMPDIR/with-notes/cuda-stream-labs/slides/04-events.md")" = \
+      "$(grep -c '<!--' "$KIT_ROOT/slides/04-events.md")" ]
+    # each section run-checks' Next: lines send a student to is in the handout's README
+    grep -o 'README.md, \\"[^\\]*' "$KIT_ROOT/checker/run-checks" | sed 's/^README.md, \\"//' | sort -u |
+        while IFS= read -r sec; do
+            grep -q "^## $sec" "$h/README.md" || { echo "the handout's README has no section $sec"; exit 1; }
+        done
 }
 
 @test "the handout builds and checks a lab, and has the student's make targets" {
@@ -261,11 +342,17 @@ handout_lacks() {
     touch "$d/alice.tar.gz" "$d/carol.bundle" "$d/notes.txt"
     run list_submissions "$d"
     echo "$output"
-    grep -q "^alice	dir	" <<<"$output"
-    grep -q "^alice-2	tar	" <<<"$output"
-    grep -q "^bo_b	dir	" <<<"$output"
+    grep -q "^alice	dir	.*	alice$" <<<"$output"
+    grep -q "^alice-2	tar	.*	alice$" <<<"$output"
+    grep -q "^bo_b	dir	.*	bo b$" <<<"$output"
     grep -q "^carol	bundle	" <<<"$output"
     grep -q "ignored: .*notes.txt" <<<"$output"
+    # a name keeps its letters beside a safe id; Gradescope's metadata is no submission
+    touch "$d/Ève O'Brien (late!) résumé.tgz" "$d/submission_metadata.yml"
+    run list_submissions "$d"
+    echo "$output"
+    grep -qx "Eve_O_Brien_late_resume	tar	$d/Ève O'Brien (late!) résumé.tgz	Ève O'Brien (late!) résumé" <<<"$output"
+    [[ $output != *submission_metadata* ]]
 }
 
 @test "a class is graded: every verdict is the one it must get without a GPU" {
@@ -285,7 +372,8 @@ handout_lacks() {
     local f st
     ! grep -q ',pass,' <(cut -d, -f1-4 "$O/gradebook.csv")
     grep -q '^solution-zip,02-async-copy,not graded,not graded,' "$O/gradebook.csv"
-    grep -q '^solution-zip,not graded,not graded,' "$O/students.csv"
+    # no points for what was not graded
+    grep -q '^solution-zip,solution-zip,,,not graded,not graded,,0,' "$O/students.csv"
     grep -q 'Not graded' "$O/report.md"
     grep -q 'not graded' "$O/junit/solution-zip.xml"
     python3 - "$O" <<'EOF'
@@ -357,7 +445,7 @@ EOF2
     r=$(grep '^zip-broken,02-async-copy,' "$O/gradebook.csv")
     echo "$r"
     [[ $r == "zip-broken,02-async-copy,error,error,0,0,0,0,error: the zip could not be unpacked: File is not a zip file,"* ]]
-    grep -q '^zip-broken,error,error,' "$O/students.csv"
+    grep -q '^zip-broken,zip-broken,,,error,error,,0,' "$O/students.csv"
     # as many as the gradebook has lab rows in error
     grep -q "^> \*\*Grader error:\*\* $(grep -c '^[^,]*,[^,]*,error,' "$O/gradebook.csv") labs could not be checked" "$O/report.md"
     grep -qxF '> - zip-broken, 02-async-copy: error: the zip could not be unpacked: File is not a zip file' "$O/report.md"
@@ -367,7 +455,8 @@ EOF2
 import json, sys
 out = sys.argv[1]
 gs = json.load(open(out + "/gradescope/zip-broken/results.json"))
-assert gs["extra_data"] == {"graded": False, "status": "error"} and gs["visibility"] == "hidden", gs
+assert gs["extra_data"]["graded"] is False and gs["extra_data"]["status"] == "error", gs
+assert gs["visibility"] == "hidden" and gs["score"] == 0, gs
 assert "NOT GRADED: the grader could not check some lab" in gs["output"], gs["output"]
 gc = json.load(open(out + "/classroom/zip-broken.json"))
 assert gc["status"] == "error" and all(t["status"] == "error" for t in gc["tests"]), gc
@@ -404,12 +493,13 @@ EOF
         "$out/gradebook.csv"
     grep -qF "stopped,02-async-copy,fail,0,0,13,0,0,the program builds without warnings: not checked: the checker stopped before this check (exit status 1; its log says why)," \
         "$out/gradebook.csv"
-    # the report shows what most failures of a check saw: here one of three
-    grep -E "\| not checked: the (lab's checks did not finish in 1 s|checker was killed \(SIGKILL\)|checker stopped before)" \
-        "$out/report.md"
+    # checks that could not look are "not checked", apart from failures:
+    # none of the three failed a check that looked
+    grep -q ',not checked,not checked,' "$out/gradebook.csv"
+    grep -qF '| | no check failed |' "$out/report.md"
 }
 
-@test "a check skipped as needing 2 GPUs makes its lab not graded, with that reason, never a pass" {
+@test "a check skipped as needing 2 GPUs makes its lab pending, with that reason, never a pass" {
     local res="$BATS_TEST_TMPDIR/results" out="$BATS_TEST_TMPDIR/out"
     mkdir -p "$res"
     cp -r "$O/results/solution-zip" "$res/two"
@@ -420,10 +510,10 @@ EOF
     run python3 "$GRADE/report.py" --kit "$O/kit" --results "$res" --out "$out" --labs 02-async-copy
     echo "$output"
     cut -d, -f1-9 "$out/gradebook.csv"
-    grep -q '^two,02-async-copy,not graded,not graded,12,0,0,1,not graded: 1 checks need a GPU (needs 2 GPUs: this node has 1),' \
+    grep -q '^two,02-async-copy,pending,pending,12,0,0,1,pending: 1 checks need more GPUs than this node has (needs 2 GPUs: this node has 1),' \
         "$out/gradebook.csv"
-    grep -q '^two,not graded,not graded,' "$out/students.csv"
-    [ "$status" = 3 ]
+    tr -d '\r' <"$out/students.csv" | grep -qx 'two,solution-zip,,,pending,,0,0,02-async-copy,pending' 
+    [ "$status" = 0 ]
 }
 
 @test "a child that holds the program's output open: the verdict is the program's, in the time of a run" {
@@ -458,7 +548,7 @@ EOF
     grep -qF 'slow-build,01-sync-copy,fail,0,0,12,0,0,the program builds without warnings: expected: make builds ./sync_copy | seen: the build did not finish in 3 s,' \
         "$so/gradebook.csv"
     grep -qxF '          seen:     the build did not finish in 3 s' "$so/results/slow-build/01-sync-copy.log"
-    grep -qF '| 01.1 | the program builds without warnings | 1 | 1 | 0 | seen:     the build did not finish in 3 s |' \
+    grep -qF '| 01.1 | the program builds without warnings | 1 | 0 | 1 | 0 | seen:     the build did not finish in 3 s |' \
         "$so/report.md"
 }
 
@@ -523,4 +613,212 @@ for f in glob.glob(out + "/classroom/*.json"):
 svg = ET.parse(out + "/heatmap.svg").getroot()
 assert svg.tag.endswith("svg")
 EOF
+}
+
+@test "grading one lab and one student again into the same folder keeps every other cell, byte for byte" {
+    local a="$BATS_TEST_TMPDIR/again" rc=0 row
+    cp -a "$O" "$a"
+    sleep 1    # (a new second: the regraded cells' time must differ)
+    # one lab of one student, into the folder graded before
+    cd "$CK"
+    without_bats_env checker/grade/grade --labs 02 --student no-compile -o "$a" "$CLOSED/class" \
+        >"$BATS_TEST_TMPDIR/again.log" 2>&1 || rc=$?
+    cat "$BATS_TEST_TMPDIR/again.log"
+    [ "$rc" = 3 ]
+    grep -q "holds results graded before: those of the labs and students graded now are replaced, the others kept (--replace, or REPLACE=1, to start anew)" \
+        "$BATS_TEST_TMPDIR/again.log"
+    # every other row the same bytes; the regraded one a new time, the rest the same
+    diff <(grep -v '^no-compile,02-async-copy,' "$O/gradebook.csv") <(grep -v '^no-compile,02-async-copy,' "$a/gradebook.csv")
+    python3 - "$O/gradebook.csv" "$a/gradebook.csv" <<'EOF'
+import csv, sys
+old = {(r["student"], r["lab"]): r for r in csv.DictReader(open(sys.argv[1], encoding="utf-8"))}
+new = {(r["student"], r["lab"]): r for r in csv.DictReader(open(sys.argv[2], encoding="utf-8"))}
+o, n = old["no-compile", "02-async-copy"], new["no-compile", "02-async-copy"]
+assert n["graded_at"] > o["graded_at"], (o["graded_at"], n["graded_at"])
+assert n["status"] == o["status"] and n["sha256"] == o["sha256"], (o, n)
+EOF
+    # then a lab graded before for no one, for one student: make grade STUDENT= LAB=
+    run make --no-print-directory -C "$CK" grade SUBMISSIONS="$CLOSED/class" OUT="$a" LAB=01 STUDENT=solution-zip
+    echo "$output" | tail -n 5
+    [ "$status" = 0 ]
+    python3 - "$O/gradebook.csv" "$a/gradebook.csv" <<'EOF'
+import csv, sys
+old = list(csv.DictReader(open(sys.argv[1], encoding="utf-8")))
+new = {(r["student"], r["lab"]): r for r in csv.DictReader(open(sys.argv[2], encoding="utf-8"))}
+for r in old:
+    if (r["student"], r["lab"]) in (("no-compile", "02-async-copy"), ("solution-zip", "01-sync-copy")):
+        continue
+    n = new[r["student"], r["lab"]]
+    for k, v in r.items():        # every cell it had, kept
+        assert n[k] == v, (r["student"], r["lab"], k, v, n[k])
+s = new["solution-zip", "01-sync-copy"]
+assert s["status"] == "not graded" and s["graded_at"] and s["sha256"], s
+had = {(r["student"], r["lab"]) for r in old}
+for (st, lab), r in new.items():       # (the quick run graded no lab 01 before)
+    if (st, lab) not in had and st != "solution-zip":
+        assert r["why"].startswith("not graded yet:") and r["graded_at"] == "", r
+EOF
+    # the file graded is kept, with its checksum
+    local sum
+    sum=$(sed -n 's/^sha256=//p' "$a/results/solution-zip/01-sync-copy.status")
+    [ "$sum" = "$(sha256sum <"$a/results/solution-zip/files/01-sync-copy/sync_copy.cu" | cut -d ' ' -f 1)" ]
+    grep -q '^kit=.*content:[0-9a-f]\{12\}$' "$a/results/solution-zip/01-sync-copy.status"
+    # --replace starts anew: only what it grades
+    cd "$CK"
+    without_bats_env checker/grade/grade --replace --labs 02 --student no-compile -o "$a" "$CLOSED/class" >/dev/null 2>&1 || true
+    python3 - "$a/gradebook.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8")))
+assert {(r["student"], r["lab"]) for r in rows if r["graded_at"]} == {("no-compile", "02-async-copy")}, rows
+assert all(r["why"].startswith("not graded yet") for r in rows if not r["graded_at"]), rows
+EOF
+}
+
+@test "a lab pending for want of GPUs leaves the student's points to the labs graded, and Gradescope gets them" {
+    . "$GRADE/lib.bash"
+    local res="$BATS_TEST_TMPDIR/results" out="$BATS_TEST_TMPDIR/out" n=0 c
+    mkdir -p "$res/one"
+    cp "$O/results/solution-zip/meta" "$res/one/"
+    touch "$res/one/done"
+    # lab 02 passes; lab 09 passes but for its four checks that need two GPUs
+    sed -e 's/ # skip no CUDA device.*$//' "$O/results/solution-zip/02-async-copy.tap" >"$res/one/02-async-copy.tap"
+    printf 'rc=0\nseconds=1\ntimed_out=0\ngraded_at=2026-01-01T00:00:00Z\ngpu=H100\ngpus=1\n' >"$res/one/02-async-copy.status"
+    cp "$res/one/02-async-copy.status" "$res/one/09-multi-gpu.status"
+    { echo "1..$(kit_checks "$O/kit" 09-multi-gpu | wc -l)"
+      while IFS= read -r c; do
+          n=$((n + 1))
+          case $n in 5|6|7|8) echo "ok $n $c # skip needs 2 GPUs: this node has 1" ;; *) echo "ok $n $c" ;; esac
+      done < <(kit_checks "$O/kit" 09-multi-gpu); } >"$res/one/09-multi-gpu.tap"
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$res" --out "$out" --labs "02-async-copy 09-multi-gpu"
+    echo "$output"
+    [ "$status" = 0 ]
+    cat "$out/students.csv"
+    tr -d '\r' <"$out/students.csv" | grep -qx 'one,solution-zip,,,pending,100.0,10,10,09-multi-gpu,pass 100,pending' 
+    grep -q '^one,09-multi-gpu,pending,pending,.*,pending: 4 checks need more GPUs than this node has (needs 2 GPUs: this node has 1),' \
+        "$out/gradebook.csv"
+    python3 - "$out" <<'EOF'
+import json, sys
+gs = json.load(open(sys.argv[1] + "/gradescope/one/results.json"))
+assert gs["score"] == 10 and "visibility" not in gs, gs
+assert gs["extra_data"]["pending"] == ["09-multi-gpu"] and gs["extra_data"]["graded"] is True, gs["extra_data"]
+assert "Pending: 09-multi-gpu" in gs["output"], gs["output"]
+assert abs(sum(t["max_score"] for t in gs["tests"]) - 10) < 0.01
+EOF
+    grep -q 'Pending:\*\* 1 labs have checks that need more GPUs' "$out/report.md"
+}
+
+@test "a hostile submission cannot read the solutions or another's files, write outside, or reach the network" {
+    cat "$G/hostile.log"
+    grep '^grade: sandbox: ' "$G/hostile.log"
+    grep -q '^grade: sandbox: bubblewrap' "$G/hostile.log" || skip "bubblewrap cannot make a sandbox here (see the line above)"
+    cut -d, -f1-9 "$G/hostile/gradebook.csv"
+    # it ran, and every attack failed: its lab gets the solution's verdict
+    grep -q '^hostile,01-sync-copy,not graded,not graded,3,0,0,9,' "$G/hostile/gradebook.csv"
+    ! grep -rq ESCAPED "$G/hostile/results/hostile/"
+    [ ! -e "$KIT_ROOT/hostile-was-here.txt" ] && [ ! -e "$G/made/submissions/hostile-was-here.txt" ]
+    [ ! -s "$G/listener.log" ]
+}
+
+@test "a sandbox of a uid alone lets a hostile submission read the solutions; the grader says which sandbox ran" {
+    [ "$(id -u)" = 0 ] || skip "needs root: the sandbox of a uid alone is root's"
+    cat "$G/hostile-uid.log"
+    grep -q '^grade: sandbox: a uid of its own for each job (GRADE_SANDBOX=uid): it can read what every user may, and reach the network' \
+        "$G/hostile-uid.log"
+    grep "^hostile," "$G/hostile-uid/gradebook.csv" | cut -d, -f1-9
+    grep -q "^hostile,01-sync-copy,fail," "$G/hostile-uid/gradebook.csv"
+    grep "ESCAPED: " "$G/hostile-uid/results/hostile/01-sync-copy.log"
+    grep -q '^Sandbox: uid\.$' "$G/hostile-uid/report.md"
+}
+
+@test "as an ordinary user, the grader sandboxes a hostile submission with bubblewrap too" {
+    [ "$(id -u)" = 0 ] || skip "needs root: to make an ordinary user here"
+    cat "$G/user.log"
+    grep '^grade: sandbox: ' "$G/user.log"
+    if ! grep -q '^grade: sandbox: bubblewrap, as 61990' "$G/user.log"; then
+        # where bwrap cannot work, the grader must say so, and go on unsandboxed
+        grep -q '^grade: sandbox: none: .*the submissions run as .*unsandboxed' "$G/user.log"
+        skip "bubblewrap cannot make a sandbox for an ordinary user here"
+    fi
+    grep -q '^hostile,01-sync-copy,not graded,not graded,3,0,0,9,' "$G/user-out/gradebook.csv"
+    grep -q '^solution,01-sync-copy,not graded,not graded,3,0,0,9,' "$G/user-out/gradebook.csv"
+    [ ! -s "$G/listener.log" ]
+}
+
+@test "students are named from a roster or Gradescope's metadata, keep their letters, and get a feedback file" {
+    local res="$BATS_TEST_TMPDIR/results" out="$BATS_TEST_TMPDIR/out"
+    mkdir -p "$res" "$out"
+    cp -r "$O/results/no-compile" "$res/submission_1001"
+    cp -r "$O/results/no-compile" "$res/Eve_O_Brien"
+    cp -r "$O/results/solution-zip" "$res/bob"
+    printf 'submission_1001:\n  :submitters:\n  - :name: Zoë Ångström\n    :sid: '"'"'s-77'"'"'\n    :email: zoe@example.org\n  :created_at: 2026-11-20\n' \
+        >"$out/submission_metadata.yml"
+    printf 'id,name,email\n42,Ève O'"'"'Brien,eve@example.org\n43,Bob Brown,bob@example.org\n44,Nobody Here,no@example.org\n' >"$BATS_TEST_TMPDIR/roster.csv"
+    printf 'Eve_O_Brien\ttar\t/x\tÈve O'"'"'Brien\nbob\tdir\t/y\tbob\nsubmission_1001\tdir\t/z\tsubmission_1001\n' >"$BATS_TEST_TMPDIR/subs.tsv"
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$res" --out "$out" --labs 02-async-copy \
+        --submissions "$BATS_TEST_TMPDIR/subs.tsv" --roster "$BATS_TEST_TMPDIR/roster.csv" --weights 02=25
+    echo "$output"
+    cat "$out/students.csv"
+    local st
+    st=$(tr -d '\r' <"$out/students.csv")
+    grep -qx "Eve_O_Brien,Ève O'Brien,42,eve@example.org,fail,0.0,0,25,,fail 0" <<<"$st"
+    grep -qx "submission_1001,Zoë Ångström,s-77,zoe@example.org,fail,0.0,0,25,,fail 0" <<<"$st"
+    grep -qx "bob,Bob Brown,43,bob@example.org,not graded,not graded,,0,,not graded" <<<"$st"
+    grep -qx ",Nobody Here,44,no@example.org,no submission,0.0,0,25,,missing" <<<"$st"
+    grep -q "points: 25 in all (the Gradescope assignment's total)" <<<"$output"
+    # one feedback file each: the summary, then what the checker said
+    head -n 3 "$out/feedback/submission_1001.txt"
+    grep -q '^CUDA Stream Labs: Zoë Ångström (submission_1001)$' "$out/feedback/submission_1001.txt"
+    grep -q '^  FAIL  the program builds without warnings$' "$out/feedback/submission_1001.txt"
+    grep -q 'Zoë Ångström' "$out/gradescope/submission_1001/results.json"
+}
+
+@test "a build that failed counts once, as did not build; the heat map keeps not checked apart; alike files are named" {
+    grep '^no-compile,02-async-copy,' "$O/gradebook.csv" | tr , '\n' | sort | uniq -c | sort -rn | head -n 4
+    # the build check failed; every other check was not checked
+    python3 - "$O/gradebook.csv" <<'EOF'
+import csv, sys
+r = next(r for r in csv.DictReader(open(sys.argv[1], encoding="utf-8"))
+         if (r["student"], r["lab"]) == ("no-compile", "02-async-copy"))
+cells = [v for k, v in r.items() if k.startswith("02-async-copy: ")]
+assert r["02-async-copy: the program builds without warnings"] == "fail"
+assert cells.count("fail") == 1 and cells.count("not checked") == len(cells) - 1, cells
+EOF
+    grep -q '^Did not build: 1 labs (no-compile 02)\.$' "$O/report.md"
+    grep '^| 02\.' "$O/report.md"
+    [ "$(grep -c '^| 02\.[0-9]* |' "$O/report.md")" = 1 ]
+    grep -q 'fill="#f4b4b4"><title>no-compile, 02.2' "$O/heatmap.svg"
+    # alike: the solution and the solution with one line more
+    cat "$O/similarity.md"
+    if command -v sim_c >/dev/null; then
+        grep -Eq '^\| (no-compile|solution-zip) \| (100|[6-9][0-9]) % \| (solution-zip|no-compile) \|$' "$O/similarity.md"
+        grep -q '^\[similarity.md\](similarity.md): [1-9][0-9]* pairs of files alike' "$O/report.md"
+    else
+        grep -q 'Not made: sim_c .* is not installed here' "$O/similarity.md"
+    fi
+}
+
+@test "where bubblewrap cannot make a sandbox, the grader says so in one line and grades as before (or stops, if asked for it)" {
+    local b="$BATS_TEST_TMPDIR/bin" rc=0
+    mkdir -p "$b"
+    printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' >"$b/bwrap"
+    chmod 755 "$b/bwrap"
+    cd "$CK"
+    PATH="$b:$PATH" without_bats_env checker/grade/grade --labs 02 --student no-compile \
+        -o "$BATS_TEST_TMPDIR/out" "$CLOSED/class" >"$BATS_TEST_TMPDIR/log" 2>&1 || rc=$?
+    cat "$BATS_TEST_TMPDIR/log"
+    [ "$rc" = 3 ]    # (the other students: not graded yet)
+    if [ "$(id -u)" = 0 ]; then
+        grep -q '^grade: sandbox: bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace): each job runs as a uid of its own only' \
+            "$BATS_TEST_TMPDIR/log"
+        grep -q '^sandbox=uid$' "$BATS_TEST_TMPDIR/out/results/no-compile/02-async-copy.status"
+    else
+        grep -q '^grade: sandbox: none: bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace).*unsandboxed' \
+            "$BATS_TEST_TMPDIR/log"
+    fi
+    grep -q '^no-compile,02-async-copy,fail,0,0,13,' "$BATS_TEST_TMPDIR/out/gradebook.csv"
+    # GRADE_SANDBOX=bwrap: no grading without it
+    PATH="$b:$PATH" GRADE_SANDBOX=bwrap run -2 without_bats_env checker/grade/grade --labs 02 --student no-compile \
+        -o "$BATS_TEST_TMPDIR/out2" "$CLOSED/class"
+    echo "$output"
+    [[ $output == *"grade: stopped before grading: GRADE_SANDBOX=bwrap, but bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace)"* ]]
 }

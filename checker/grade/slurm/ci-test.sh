@@ -3,13 +3,16 @@
 # slurm-wlm and munge (if missing), start a one-node cluster
 # (local-cluster.sh), grade a few submissions with the job array, and compare
 # its merged gradebook with the one `make grade` writes for the same
-# submissions. Root only. CI runs it (.ci/run); no GPU needed: the GPU checks
+# submissions (the time each lab was graded aside). Root only. CI runs it (.ci/run); no GPU needed: the GPU checks
 # are "not graded" on both sides, and the node is asked for no GPU gres.
 #
 #   checker/grade/slurm/ci-test.sh [WORKDIR]      (default /tmp/cuda-stream-labs-slurm-ci)
 #
-# Exit status 0 when the two gradebooks are the same and every verdict is the
-# one expected without a GPU; 1 otherwise, with what differed.
+# Then a job array grades lab 02 again into make grade's folder: lab 01's
+# rows must stay byte for byte (a class's lab 09 joins the same way).
+# Exit status 0 when the two gradebooks are the same, every verdict is the
+# one expected without a GPU, and the merge kept what it must; 1 otherwise,
+# with what differed.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KIT="$(cd "$HERE/../../.." && pwd)"
@@ -59,10 +62,38 @@ case $rc in 0|3) ;; 124) squeue >&2; fail "the job array did not finish in 30 mi
     *) tail -n 20 "$work/slurm.log" >&2; fail "submit exited $rc (log: $work/slurm.log)" ;; esac
 say "job array and merge: $(($(date +%s) - t1)) s"
 
-if ! diff -u "$work/local/gradebook.csv" "$work/slurm/gradebook.csv" >"$work/gradebook.diff"; then
+# the same verdicts, whys, kit and files graded; not the same time
+verdicts() {
+    python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1], encoding="utf-8")):
+    r.pop("graded_at")
+    print(",".join(r.values()))' "$1"
+}
+if ! diff -u <(verdicts "$work/local/gradebook.csv") <(verdicts "$work/slurm/gradebook.csv") >"$work/gradebook.diff"; then
     head -n 40 "$work/gradebook.diff" >&2
     fail "the merged gradebook differs from make grade's (diff: $work/gradebook.diff)"
 fi
 "$HERE/../check-verdicts" --no-gpu --only-graded "$work/slurm" "$work/class/expected.tsv" ||
     fail "verdicts of the job array are not the ones expected without a GPU"
 say "ok: the merged gradebook is make grade's ($(($(wc -l <"$work/slurm/gradebook.csv") - 1)) rows)"
+
+# A job array into make grade's folder, lab 02 only (as lab 09 from a job of
+# two GPUs a task): lab 01's rows stay byte for byte, lab 02's are new.
+cp "$work/local/gradebook.csv" "$work/local-before.csv"
+sleep 1
+GRADE_GRES='' GRADE_CPUS=1 timeout 1800 "$HERE/submit" -o "$work/local" --labs 02 --wait \
+    "$work/submissions" >"$work/merge.log" 2>&1
+rc=$?
+case $rc in 0|3) ;; *) tail -n 20 "$work/merge.log" >&2; fail "submit --labs 02 into make grade's folder exited $rc" ;; esac
+diff <(grep ',01-' "$work/local-before.csv") <(grep ',01-' "$work/local/gradebook.csv") >&2 ||
+    fail "lab 01's rows changed when a job array graded lab 02 into the same folder"
+python3 - "$work/local-before.csv" "$work/local/gradebook.csv" <<'EOF' || fail "lab 02's rows were not graded anew"
+import csv, sys
+old = {(r["student"], r["lab"]): r for r in csv.DictReader(open(sys.argv[1], encoding="utf-8"))}
+new = {(r["student"], r["lab"]): r for r in csv.DictReader(open(sys.argv[2], encoding="utf-8"))}
+assert old.keys() == new.keys()
+for k, r in new.items():
+    if k[1].startswith("02-") and r["status"] != "missing":
+        assert r["graded_at"] > old[k]["graded_at"] and r["status"] == old[k]["status"], (k, r)
+EOF
+say "ok: a job array of lab 02 into make grade's folder kept lab 01's rows, byte for byte"
