@@ -865,6 +865,15 @@ def changed_nothing(sol_runs, mut_runs, teardown=True):
     return True
 
 
+def open_lines(path):
+    """The lines of a file; none if there is no such file."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            return f.readlines()
+    except OSError:
+        return []
+
+
 def read1(path):
     try:
         with open_run(path) as f:
@@ -937,8 +946,14 @@ def run(args):
         t0 = time.time()
         mutants, counts = write_lab(lab, out)
         d = os.path.join(out, lab)
-        if args.only:
-            keep = set(args.only.replace(',', ' ').split())
+        keep = set(args.only.replace(',', ' ').split()) if args.only else None
+        if args.again:
+            prev = previous_verdicts(args.again, lab)
+            keep = {mid for mid, row in prev.items() if row[4] not in SETTLED}
+            with open(os.path.join(d, 'carried'), 'w', encoding='utf-8') as f:
+                f.writelines('\t'.join(row) + '\n' for mid, row in sorted(prev.items())
+                             if mid not in keep and not mid.startswith('k-'))
+        if keep is not None:
             mutants = [m for m in mutants if 'm-' + m.id in keep or m.id in keep]
             with open(os.path.join(d, 'only'), 'w') as f:
                 f.write('\n'.join('m-' + m.id for m in mutants) + '\n')
@@ -973,6 +988,24 @@ def run(args):
         status = max(status, judge_lab(out, lab, rows, report, args.list))
         write_report(out, rows, report, gpus)
     return finish(out, rows, report, gpus, status)
+
+
+# what a run again (--again) need not look at: a check that is tightened or
+# added can only fail more (a killed mutant stays killed), and neither a build
+# nor "changed nothing" depends on the checks
+SETTLED = ('killed', 'no build', 'unchanged', 'leak at exit')
+
+
+def previous_verdicts(reports, lab):
+    """{mutant: report row} of lab in the earlier runs' report.tsv files."""
+    out = {}
+    for path in reports:
+        with open(path, encoding='utf-8') as f:
+            for line in f:
+                row = line.rstrip('\n').split('\t')
+                if row[0] == lab and len(row) >= 5:
+                    out[row[1]] = row
+    return out
 
 
 def classify(args):
@@ -1024,6 +1057,20 @@ def judge_lab(out, lab, rows, report, list_new=False):
           'unchanged': 0, 'leak at exit': 0, 'equivalent': 0, 'survived': 0, 'not judged': 0}
     st['no build'] = st['generated'] - st['built']
     by_check, survivors, stale = {}, [], []
+    # mutants judged by an earlier run (--again), as it judged them
+    carried = [l.rstrip('\n').split('\t') for l in open_lines(os.path.join(d, 'carried'))]
+    for row in carried:
+        status_ = row[4]
+        key = {'no build': 'no build', 'killed': 'killed', 'unchanged': 'unchanged',
+               'leak at exit': 'leak at exit'}[status_]
+        st['generated'] += 1
+        st[key] += 1
+        if status_ != 'no build':
+            st['built'] += 1
+        if status_ == 'killed':
+            for c in row[5].split('; '):
+                by_check[c] = by_check.get(c, 0) + 1
+        report.append((row[0], row[1], row[2], int(row[3]), status_, row[5] if len(row) > 5 else ''))
     if not gpus:
         rows.append((lab, st, tb, tr))
         for m in mutants:
@@ -1189,6 +1236,9 @@ def main(argv):
     r.add_argument('--only', default='', help='only these mutants (m-ID ...), of the labs given')
     r.add_argument('--list', action='store_true',
                    help='list every survivor the GPU did the same for as equivalent, with its runs')
+    r.add_argument('--again', nargs='+', metavar='REPORT',
+                   help='run only what earlier runs (their report.tsv) did not settle: survivors, '
+                        'equivalents, mutants not judged; carry the rest over')
     r.add_argument('--no-kit', dest='kit', action='store_false',
                    help='leave out the kit\'s own mutants (checker/mutants)')
     g = sub.add_parser('generate')
