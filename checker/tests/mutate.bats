@@ -15,12 +15,15 @@ py() { python3 -c "import sys; sys.path.insert(0, '$KIT_ROOT/checker/tests/mutat
 $1" "${@:2}"; }
 
 @test "the mutants of every lab are generated the same way twice" {
-    run -0 python3 "$MUTATE" generate --out "$BATS_TEST_TMPDIR/a"
+    local labs
+    # the quick run: a lab in C and the lab in Python
+    labs=$(kit_full && lab_ids || printf '04-events\n08-pytorch\n')
+    run -0 python3 "$MUTATE" generate "$(echo $labs)" --out "$BATS_TEST_TMPDIR/a"
     echo "$output"
-    python3 "$MUTATE" generate --out "$BATS_TEST_TMPDIR/b" >/dev/null
+    python3 "$MUTATE" generate "$(echo $labs)" --out "$BATS_TEST_TMPDIR/b" >/dev/null
     diff -r "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
     # every lab has mutants, and every mutant its patch
-    for id in $(lab_ids); do
+    for id in $labs; do
         n=$(grep -c . "$BATS_TEST_TMPDIR/a/$id/mutants.tsv")
         [ "$n" -ge 20 ] || { echo "$id: only $n mutants"; return 1; }
         [ "$(ls -d "$BATS_TEST_TMPDIR/a/$id"/m-* | wc -l)" = "$n" ]
