@@ -48,6 +48,157 @@ PY
 
 # ---------------------------------------------------------------- 01-sync-copy
 
+# Helpers of the sections 01 to 04 (any section may use them).
+
+# fixture_replay LAB VARIANT [CHECK]: replay the runs of VARIANT kept in
+# fixtures/mutate/LAB/VARIANT (main.rc, main.out.gz, main.err.gz,
+# main.trace.gz; a re-run main.againN or main.lookN as the (N+1)th call)
+# through LAB's checker, only CHECK where given; its TAP and log at
+# $BATS_TEST_TMPDIR/LAB/VARIANT.{tap,log}. The runs were made with the seed
+# of make mutate.
+fixture_replay() {
+    local lab=$1 v=$2 d="$BATS_TEST_TMPDIR/replay/$1/$2" f n k ext
+    mkdir -p "$d"
+    for f in "$FIX/$lab/$v"/main*.rc; do
+        n=$(basename "$f" .rc)
+        case $n in
+            main) k=r ;;
+            *.again*) k=r.$(( ${n##*again} + 1 )) ;;
+            *.look*) k=r.$(( ${n##*look} + 1 )) ;;
+            *) continue ;;
+        esac
+        cp "$f" "$d/$k.rc"
+        for ext in out err trace; do
+            if [ -f "$FIX/$lab/$v/$n.$ext.gz" ]; then
+                gzip -dc "$FIX/$lab/$v/$n.$ext.gz" >"$d/$k.$ext"
+            else
+                : >"$d/$k.$ext"
+            fi
+        done
+    done
+    python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import mutate; print(mutate.SEED)' \
+        "$(dirname "$MUTATE")" >"$d/seed"
+    REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
+    cat "$BATS_TEST_TMPDIR/$lab/$v.log"
+}
+
+# kills LAB CHECK HINT VARIANT...: each variant's recorded run fails CHECK,
+# its log saying HINT (a grep pattern); the two recorded solution runs pass it.
+kills() {
+    local lab=$1 check=$2 hint=$3 v
+    shift 3
+    for v in solution solution-2; do
+        fixture_replay "$lab" "$v" "$check"
+        grep -qx "ok 1 $check" "$BATS_TEST_TMPDIR/$lab/$v.tap"
+    done
+    for v in "$@"; do
+        fixture_replay "$lab" "$v" "$check"
+        tap_failed "$BATS_TEST_TMPDIR/$lab/$v.tap" "$check"
+        grep -q "hint: *$hint" "$BATS_TEST_TMPDIR/$lab/$v.log"
+    done
+}
+
+# proves LAB PYTHON: run the Python program (stdin) with, in scope, mutate
+# as M, the fixtures' folder FIX and these helpers:
+#   runs(v): the runs kept of variant v; same(v): the GPU did the same in
+#   v's runs as in the solution's two (M.same_schedule: True, else fail);
+#   calls(v): v's main run as M.normalize_trace's lines;
+#   changed(v): the lines of calls() that differ from the solution's, as
+#   (removed, added) lists; check(cond, what): fail saying what.
+proves() {
+    local lab=$1
+    python3 - "$MUTATE" "$FIX" "$lab" 3<&0 <<'PY'
+import difflib, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import mutate as M
+FIX, LAB = os.path.join(sys.argv[2], sys.argv[3]), sys.argv[3]
+def runs(v): return M.kept_runs(os.path.join(FIX, v))
+SOLS = [runs('solution'), runs('solution-2')]
+def check(cond, what):
+    if not cond:
+        print('not so: %s' % what)
+        sys.exit(1)
+def same(v):
+    ok, why = M.same_schedule(SOLS, runs(v))
+    check(ok is True, '%s did the same as the solution on the GPU (%s)' % (v, why))
+    print('%s: the same on the GPU (%s records)' % (v, why))
+def calls(v): return M.normalize_trace(runs(v)['main'] + '.trace')
+def records(v, tag):
+    """v's main trace: the records of one tag, as lists of fields, the
+    DEVICE field of format 2 and later taken out (as format 1 has them)."""
+    with M.open_run(runs(v)['main'] + '.trace') as f:
+        rows = [l.rstrip('\n').split('\t') for l in f]
+    dev = rows[0][0] != 'streamtrace 1'
+    out = []
+    for r in rows[1:]:
+        if r[0] == tag:
+            if dev and tag in ('copy', 'kernel', 'memset', 'sync'):
+                r = r[:3] + r[4:]
+            elif dev and tag == 'event':
+                r = r[:2] + r[3:]
+            out.append(r)
+    return sorted(out, key=lambda r: int(r[1]) if r[1].isdigit() else 0)
+def stream(r): return r[2] if r[0] == 'event' else r[3]
+def changed(v):
+    a, b = calls('solution'), calls(v)
+    check(a == calls('solution-2'), 'the solution\'s two runs made the same calls')
+    rem, add = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op != 'equal':
+            rem += [l.strip() for l in a[i1:i2]]
+            add += [l.strip() for l in b[j1:j2]]
+    return rem, add
+exec(os.fdopen(3).read())
+PY
+}
+
+@test "lab 01: a time read before the host waited for its stop event fails the check of that wait" {
+    kills 01-sync-copy "the host waits for the stop event before it reads the time" \
+        "keep the given cudaEventSynchronize(stop) between cudaEventRecord(stop, 0) and cudaEventElapsedTime" \
+        m-413724e4 m-413724e4.3 m-5120823d.3
+    grep -q 'seen: *h2d_ms: no wait between' "$BATS_TEST_TMPDIR/01-sync-copy/m-413724e4.log"
+    grep -q 'seen: *d2h_ms: no wait between' "$BATS_TEST_TMPDIR/01-sync-copy/m-5120823d.3.log"
+}
+
+@test "lab 01: without the wait after the warm-up, the GPU still stamps the start event after the warm-up kernel" {
+    proves 01-sync-copy <<'PY'
+for v in ('m-9dd900eb', 'm-81410a81'):
+    same(v)
+    rem, add = changed(v)
+    wait = 'cudaDeviceSynchronize | sync context on - dev 0'
+    check(rem == [wait] and add in ([], [wait]) or sorted(rem) == sorted(add),
+          '%s: only the wait after the warm-up is gone or moved (%s / %s)' % (v, rem, add))
+    k = records(v, 'kernel')
+    ev = [int(e[1]) for e in records(v, 'event')]
+    # the event stamped right before the timed kernel (the 2nd) came after the warm-up (the 1st)
+    start = max(t for t in ev if t <= int(k[1][1]))
+    check(start >= int(k[0][2]), '%s: the start event stamped after the warm-up kernel ended' % v)
+    check(len(set(stream(r) for r in k + records(v, 'event'))) == 1, '%s: one stream, in order' % v)
+    print('%s: start stamped %.3f ms after the warm-up kernel ended' % (v, (start - int(k[0][2])) / 1e6))
+PY
+}
+
+@test "lab 01: cudaEventRecord(start) moved before cudaEventCreate(&stop) changes nothing the GPU does" {
+    proves 01-sync-copy <<'PY'
+same('m-71468101')
+rem, add = changed('m-71468101')
+check(rem == add and len(rem) == 1 and rem[0] in ('cudaEventCreate', 'cudaEventRecord | event on default1 dev 0'),
+      'the two calls swapped, nothing else (%s / %s)' % (rem, add))
+PY
+}
+
+@test "lab 01: cudaDeviceSynchronize in place of cudaEventSynchronize(stop) waits for the same work" {
+    proves 01-sync-copy <<'PY'
+for v in ('m-9c855430', 'm-9c855430.2', 'm-9c855430.3'):
+    same(v)
+    rem, add = changed(v)
+    check(rem == ['cudaEventSynchronize | sync event on - dev 0'] and add == ['cudaDeviceSynchronize | sync context on - dev 0'],
+          '%s: one cudaEventSynchronize became cudaDeviceSynchronize, nothing else (%s / %s)' % (v, rem, add))
+    streams = set(stream(r) for r in records(v, 'kernel') + records(v, 'copy') + records(v, 'event'))
+    check(len(streams) == 1, '%s: every copy, kernel and event on one stream (%s)' % (v, streams))
+PY
+}
+
 # ---------------------------------------------------------------- 02-async-copy
 
 # ---------------------------------------------------------------- 03-pinned-memory
