@@ -149,7 +149,7 @@ timed_pairs() {
             if (ki[s] == "default") return "stream 0 (the legacy default stream)"
             if (ki[s] == "per-thread") return "a per-thread default stream"
             if (ki[s] == "created") return "stream " s " (created" (sy[s] == "?" ? "" : ", " sy[s]) ")"
-            return "stream " s
+            return "stream " s " (it ran no copy or kernel)"
         }
         function unordered(what, s, ev, e) {
             return what " ran on " sname(s) ", the " ev " event on " sname(e) ": the GPU does not order the two"

@@ -201,6 +201,77 @@ PY
 
 # ---------------------------------------------------------------- 02-async-copy
 
+@test "lab 02: a rehearsal timed from an event on another stream fails the check that the GPU orders the timing events with their work" {
+    kills 02-async-copy "the GPU orders the timing events with the work they time" \
+        "keep the rehearsal's cudaEventRecord(start, stream) and cudaEventRecord(stop, stream) as given" \
+        m-1e081be5
+    grep -q 'seen: *rehearsal_ms (rehearsal 1): the H2D copy ran on stream 13 (created, blocking), the start event on stream 14' \
+        "$BATS_TEST_TMPDIR/02-async-copy/m-1e081be5.log"
+}
+
+@test "lab 02: a time read before the host waited for its stop event fails the check of that wait" {
+    kills 02-async-copy "the host waits for the stop event before it reads the time" \
+        "keep the rehearsal's cudaStreamSynchronize(stream) right after cudaEventRecord(stop, stream) as given" \
+        m-4b37440b
+}
+
+@test "lab 02: the rehearsal's start event on stream 0 is ordered with the created stream's work, and the GPU did the same" {
+    proves 02-async-copy <<'PY'
+v = 'm-f554a9af'
+same(v)
+rem, add = changed(v)
+check(rem == ['cudaEventRecord | event on created/blocking1 dev 0'] * 2 and add == ['cudaEventRecord | event on default1 dev 0'] * 2,
+      'only the two rehearsals\' start events moved to the legacy stream (%s / %s)' % (rem, add))
+kinds = {r[1]: (r[2], r[4] if len(r) > 4 else '?') for r in records(v, 'stream')}
+work = set(stream(r) for r in records(v, 'copy') + records(v, 'kernel'))
+check(all(kinds[s] == ('created', 'blocking') for s in work), 'the work on a created blocking stream (%s)' % kinds)
+PY
+}
+
+@test "lab 02: cudaStreamSynchronize(0) waited for the created blocking stream as cudaStreamSynchronize(stream) does" {
+    proves 02-async-copy <<'PY'
+for v, n in (('m-a17d8153', 2), ('m-84ecb04c', 1)):
+    same(v)
+    rem, add = changed(v)
+    check(rem == ['cudaStreamSynchronize | sync stream on created/blocking1 dev 0'] * n and
+          add == ['cudaStreamSynchronize | sync stream on default1 dev 0'] * n,
+          '%s: only the wait moved to the legacy stream (%s / %s)' % (v, rem, add))
+    kinds = {r[1]: (r[2], r[4] if len(r) > 4 else '?') for r in records(v, 'stream')}
+    ops = records(v, 'copy') + records(v, 'kernel') + records(v, 'memset')
+    check(all(kinds[stream(r)] == ('created', 'blocking') for r in ops), '%s: all work on a created blocking stream' % v)
+    # each cudaStreamSynchronize(0) returned after the work queued before it had ended
+    api = records(v, 'api')
+    for w in (a for a in api if a[5] == 'cudaStreamSynchronize'):
+        queued = [a[4] for a in api if int(a[1]) < int(w[1])]
+        end = max(int(r[2]) for r in ops if r[-2 if r[0] == 'kernel' else -1] in queued)
+        check(int(w[2]) >= end, '%s: the wait at %s returned after the work before it ended' % (v, w[1]))
+        print('%s: the wait returned %.3f ms after the work queued before it ended' % (v, (int(w[2]) - end) / 1e6))
+PY
+}
+
+@test "lab 02: cudaDeviceSynchronize in place of cudaStreamSynchronize(stream) waits for the same work" {
+    proves 02-async-copy <<'PY'
+for v, n in (('m-648e56e1', 2), ('m-fe50b613', 1)):
+    same(v)
+    rem, add = changed(v)
+    check(rem == ['cudaStreamSynchronize | sync stream on created/blocking1 dev 0'] * n and
+          add == ['cudaDeviceSynchronize | sync context on - dev 0'] * n,
+          '%s: only the wait for the stream became a wait for the device (%s / %s)' % (v, rem, add))
+    ops = records(v, 'copy') + records(v, 'kernel') + records(v, 'memset') + records(v, 'event')
+    check(len(set(stream(r) for r in ops)) == 1, '%s: every copy, kernel, memset and event on one stream' % v)
+PY
+}
+
+@test "lab 02: the measured run's start record moved above the range \"issue\" changes nothing the GPU does" {
+    proves 02-async-copy <<'PY'
+v = 'm-bf23b5bc'
+same(v)
+rem, add = changed(v)
+check(rem == add and len(rem) == 1 and rem[0] in ('[ issue', 'cudaEventRecord | event on created/blocking1 dev 0'),
+      'the record and the start of the range swapped, nothing else (%s / %s)' % (rem, add))
+PY
+}
+
 # ---------------------------------------------------------------- 03-pinned-memory
 
 # ---------------------------------------------------------------- 04-events
