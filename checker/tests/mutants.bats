@@ -262,7 +262,7 @@ for v, n in (('m-648e56e1', 2), ('m-fe50b613', 1)):
 PY
 }
 
-@test "lab 02: the measured run's start record moved above the range \"issue\" changes nothing the GPU does" {
+@test "lab 02: the measured run's start record moved above the NVTX range issue changes nothing the GPU does" {
     proves 02-async-copy <<'PY'
 v = 'm-bf23b5bc'
 same(v)
@@ -273,6 +273,89 @@ PY
 }
 
 # ---------------------------------------------------------------- 03-pinned-memory
+
+@test "lab 03: timings whose events or warm-up copy the GPU does not order with the timed copies fail the check of that order" {
+    kills 03-pinned-memory "the GPU orders the timing events with the work they time" \
+        "time_copies() gets one stream: keep its warm-up cudaMemcpyAsync on .stream. as given" \
+        m-1e081be5 m-83388c1d
+    grep -q 'seen: *pageable H2D 64 KiB: the H2D copy ran on stream 13 (created, blocking), the start event on stream 14' \
+        "$BATS_TEST_TMPDIR/03-pinned-memory/m-1e081be5.log"
+    grep -q 'seen: *pageable H2D 64 KiB: the H2D copy queued right before the start event, not waited for, ran on a per-thread default stream' \
+        "$BATS_TEST_TMPDIR/03-pinned-memory/m-83388c1d.log"
+}
+
+@test "lab 03: a re-run that crashed before its table no longer passes the bandwidth check's second chance" {
+    kills 03-pinned-memory "the printed bandwidths agree with the traced copies" \
+        "record start after the warm-up and right before the loop" m-1e081be5
+    grep -q 're-run 1: no table rows: the program exited 1: pinned_memory.cu:139: CUDA error cudaErrorNotReady' \
+        "$BATS_TEST_TMPDIR/03-pinned-memory/m-1e081be5.log"
+}
+
+@test "lab 03: cudaStreamSynchronize(0) or cudaDeviceSynchronize after the timed cudaMemcpyAsync waits for its copy as cudaStreamSynchronize(stream) does" {
+    proves 03-pinned-memory <<'PY'
+for v, to in (('m-84ecb04c', 'cudaStreamSynchronize | sync stream on default1 dev 0'),
+              ('m-fe50b613', 'cudaDeviceSynchronize | sync context on - dev 0')):
+    same(v)
+    rem, add = changed(v)
+    check(rem == ['cudaStreamSynchronize | sync stream on created/blocking1 dev 0'] * 3 and add == [to] * 3,
+          '%s: only the three waits of time_return() changed (%s / %s)' % (v, rem, add))
+    kinds = {r[1]: (r[2], r[4] if len(r) > 4 else '?') for r in records(v, 'stream')}
+    ops = records(v, 'copy')
+    check(all(kinds[stream(r)] == ('created', 'blocking') for r in ops), '%s: every copy on the created blocking stream' % v)
+    api = records(v, 'api')
+    corr = {r[-1]: r for r in ops}
+    marks = records(v, 'nvtx')
+    for m in (m for m in marks if m[-1].startswith('async_')):
+        inside = [a for a in api if int(m[1]) <= int(a[1]) <= int(m[2])]
+        copy = [corr[a[4]] for a in inside if a[5] == 'cudaMemcpyAsync']
+        wait = [a for a in inside if a[5] in ('cudaStreamSynchronize', 'cudaDeviceSynchronize')]
+        check(len(copy) == 1 and len(wait) == 1 and int(wait[0][2]) >= int(copy[0][2]),
+              '%s, %s: the wait returned after the copy ended' % (v, m[-1]))
+        print('%s, %s: the wait returned %.3f ms after the copy ended' % (v, m[-1], (int(wait[0][2]) - int(copy[0][2])) / 1e6))
+PY
+}
+
+@test "lab 03: the wait after each kind's bandwidth series has nothing left to wait for" {
+    proves 03-pinned-memory <<'PY'
+old = 'cudaStreamSynchronize | sync stream on created/blocking1 dev 0'
+for v, to in (('m-84ecb04c.2', 'cudaStreamSynchronize | sync stream on default1 dev 0'),
+              ('m-8b54736a.2', 'cudaStreamSynchronize | sync stream on unknown1 dev 0'),
+              ('m-3aa2e341.2', None),
+              ('m-fe50b613.2', 'cudaDeviceSynchronize | sync context on - dev 0')):
+    same(v)
+    rem, add = changed(v)
+    check(rem == [old] * 3 and add == ([to] * 3 if to else []), '%s: only the three waits changed (%s / %s)' % (v, rem, add))
+    for who in ('solution', v):
+        c = [l.strip() for l in calls(who)]
+        for kind in ('pageable', 'pinned', 'registered'):
+            end = c.index('] ' + kind)
+            last = max(i for i in range(end) if c[i].startswith('cudaEventSynchronize'))
+            between = set(c[last + 1:end]) - {old, to}
+            check(between <= {'cudaEventElapsedTime', 'cudaEventDestroy'},
+                  '%s, %s series: nothing queued after its last cudaEventSynchronize(stop) (%s)' % (who, kind, between))
+PY
+}
+
+@test "lab 03: the pinned buffers left unfreed change nothing the GPU does" {
+    proves 03-pinned-memory <<'PY'
+v = 'm-cea4d37e'
+same(v)
+rem, add = changed(v)
+check(rem == ['cudaFreeHost'] * 2 and add == [], 'only the two cudaFreeHost calls are gone (%s / %s)' % (rem, add))
+PY
+}
+
+@test "lab 03: cudaDeviceSynchronize in place of cudaEventSynchronize(stop) waits for the same copies" {
+    proves 03-pinned-memory <<'PY'
+v = 'm-9c855430'
+same(v)
+rem, add = changed(v)
+check(rem == ['cudaEventSynchronize | sync event on - dev 0'] * 42 and add == ['cudaDeviceSynchronize | sync context on - dev 0'] * 42,
+      'each of the 42 cudaEventSynchronize(stop) became cudaDeviceSynchronize, nothing else (%d / %d)' % (len(rem), len(add)))
+ops = records(v, 'copy') + records(v, 'event')
+check(len(set(stream(r) for r in ops)) == 1, 'every copy and event on one stream')
+PY
+}
 
 # ---------------------------------------------------------------- 04-events
 
