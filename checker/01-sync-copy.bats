@@ -76,46 +76,6 @@ your_run() {
     done
 }
 
-# Each time the program prints comes from cudaEventElapsedTime between two
-# events; the trace has the GPU's own stamp of every event. So each printed
-# time must be the time between the events right around its work (the same
-# interval, read twice), and those events must enclose that work alone.
-# Another program on the GPU may stretch the interval, never split the two;
-# it can come between the event's own stamp and the trace's, so these checks
-# may look at up to 2 more runs (see same_gpu_time).
-# copy_times RUN: both copies' printed times agree with their events.
-copy_times() {
-    check_event_time "$1" h2d 1 h2d_ms "the H2D copy" 1 \
-        "record start right before the copy and stop right after it, both on stream 0, then cudaEventSynchronize(stop) and cudaEventElapsedTime" &&
-    check_event_time "$1" d2h 1 d2h_ms "the D2H copy" 1 \
-        "record start right before the copy and stop right after it, both on stream 0, then cudaEventSynchronize(stop) and cudaEventElapsedTime"
-}
-
-@test "the copy times are the GPU's times between the events around each copy" {
-    need_run main
-    need_trace main
-    draw_on_fail main --timed h2d 1 --timed d2h 1
-    second_chance main copy_times
-}
-
-# kernel_time RUN: the printed kernel_ms agrees with the events around it.
-kernel_time() {
-    check_event_time "$1" kernel 2 kernel_ms "the timed kernel (the 2nd)" 1 \
-        "time the launch like the H2D copy above (TODO 4): record start, launch, record stop, cudaEventSynchronize(stop), then cudaEventElapsedTime"
-}
-
-@test "the kernel time covers the kernel's whole run" {
-    need_run main
-    need_trace main
-    # kernel 2 of 3 is the one timed with events (1 is the warm-up)
-    draw_on_fail main
-    [ "$(tq main count kernel)" = 3 ] || { say_fail \
-        "3 kernel runs in the trace (warm-up, timed, launch demo)" \
-        "$(tq main count kernel) kernels" "keep the three scramble() calls"; return 1; }
-    draw_on_fail main --timed kernel 2
-    second_chance main kernel_time
-}
-
 # timed_pairs RUN: one line per cudaEventElapsedTime call of RUN, in the
 # order of the calls: "K<TAB>ORDER<TAB>WAIT". The call is taken to read the
 # last two events its host thread recorded, start and stop. ORDER is "ok"
@@ -129,7 +89,7 @@ kernel_time() {
 # the stop event's record and before cudaEventElapsedTime (the call returns
 # cudaErrorNotReady while an event is not complete), else why not. A
 # format-1 trace does not say whether a created stream is blocking: it is
-# taken as not ordered with the legacy stream. (A helper other labs could
+# taken to be, as cudaStreamCreate makes it. (A helper other labs could
 # share: it reads the trace file itself, see TRACE_AWK in lib/checks.bash.)
 timed_pairs() {
     awk -F'\t' "$TRACE_AWK"'
@@ -141,7 +101,7 @@ timed_pairs() {
         $1 == "api" { printf "%.0f\tA\t%s\t%s\t%s\n", t($2), $4, $5, $6 }' "$RUNS/$1.trace" |
     sort -t "$(printf '\t')" -k1,1n -s |
     awk -F'\t' '
-        function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" }
+        function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" || (ki[s] == "created" && sy[s] == "?") }
         function ordered(a, b) {
             return a == b || (ki[a] == "default" && blocking(b)) || (ki[b] == "default" && blocking(a))
         }
@@ -194,25 +154,72 @@ timed_pairs() {
         }'
 }
 
-# The printed times are read with cudaEventElapsedTime, which returns
-# cudaErrorNotReady while the stop event is not complete (CUDA Runtime API):
-# after cudaEventRecord(stop, 0) the host must wait for it. A program that
-# reads the time first gets it only when the GPU happened to be done, as it
-# often is right after a synchronous cudaMemcpy: a race it won.
-@test "the host waits for the stop event before it reads the time" {
+# waited_for_stop RUN K FIGURE HINT: the Kth cudaEventElapsedTime of RUN
+# (the one FIGURE is read with) came after a wait that followed its stop
+# event's record; else say so, with HINT (the fix). cudaEventElapsedTime
+# returns cudaErrorNotReady while the stop event is not complete (CUDA
+# Runtime API): a program that reads the time first gets it only when the
+# GPU happened to be done, as it often is right after a synchronous
+# cudaMemcpy. A structure: the same in every run, so no re-run.
+waited_for_stop() {
+    local wait
+    wait=$(timed_pairs "$1" | awk -F'\t' -v k="$2" '$1 == k { print $3 }')
+    [ -z "$wait" ] || [ "$wait" = ok ] || say_fail \
+        "after cudaEventRecord(stop, 0), cudaEventSynchronize(stop) before cudaEventElapsedTime reads $3" \
+        "$3: $wait" \
+        "$4: without it, cudaEventElapsedTime returns cudaErrorNotReady whenever the GPU has not reached stop yet; this run got its time only because the GPU happened to be done first"
+}
+
+# Each time the program prints comes from cudaEventElapsedTime between two
+# events; the trace has the GPU's own stamp of every event. So each printed
+# time must be the time between the events right around its work (the same
+# interval, read twice), and those events must enclose that work alone.
+# Another program on the GPU may stretch the interval, never split the two;
+# it can come between the event's own stamp and the trace's, so these checks
+# may look at up to 2 more runs (see same_gpu_time). Before that, each time
+# must have been read after a wait for its stop event (waited_for_stop).
+# copy_times RUN: both copies' printed times agree with their events.
+copy_times() {
+    check_event_time "$1" h2d 1 h2d_ms "the H2D copy" 1 \
+        "record start right before the copy and stop right after it, both on stream 0, then cudaEventSynchronize(stop) and cudaEventElapsedTime" &&
+    check_event_time "$1" d2h 1 d2h_ms "the D2H copy" 1 \
+        "record start right before the copy and stop right after it, both on stream 0, then cudaEventSynchronize(stop) and cudaEventElapsedTime"
+}
+
+@test "the copy times are the GPU's times between the events around each copy" {
     need_run main
     need_trace main
-    draw_on_fail main
-    local seen
-    seen=$(timed_pairs main | awk -F'\t' '
-        BEGIN { split("h2d_ms kernel_ms d2h_ms", fig, " ") }
-        $3 != "ok" { printf "%s%s: %s", (n++ ? "; " : ""), ($1 in fig ? fig[$1] : "time " $1), $3 }')
-    [ -z "$seen" ] || say_fail \
-        "after each cudaEventRecord(stop, 0), cudaEventSynchronize(stop) before cudaEventElapsedTime" \
-        "$seen" \
-        "$(case $seen in kernel_ms:*) echo "kernel_ms (TODO 4): record stop, then cudaEventSynchronize(stop), then cudaEventElapsedTime" ;;
-            *) echo "keep the given cudaEventSynchronize(stop) between cudaEventRecord(stop, 0) and cudaEventElapsedTime as it is" ;; esac): without it, cudaEventElapsedTime returns cudaErrorNotReady whenever the GPU has not reached stop yet; this run got its time only because the GPU happened to be done first"
+    draw_on_fail main --timed h2d 1 --timed d2h 1
+    local k fig
+    for k in 1 3; do
+        fig=h2d_ms
+        [ "$k" = 1 ] || fig=d2h_ms
+        waited_for_stop main "$k" "$fig" \
+            "keep the given cudaEventSynchronize(stop) between cudaEventRecord(stop, 0) and cudaEventElapsedTime as it is" || return 1
+    done
+    second_chance main copy_times
 }
+
+# kernel_time RUN: the printed kernel_ms agrees with the events around it.
+kernel_time() {
+    check_event_time "$1" kernel 2 kernel_ms "the timed kernel (the 2nd)" 1 \
+        "time the launch like the H2D copy above (TODO 4): record start, launch, record stop, cudaEventSynchronize(stop), then cudaEventElapsedTime"
+}
+
+@test "the kernel time covers the kernel's whole run" {
+    need_run main
+    need_trace main
+    # kernel 2 of 3 is the one timed with events (1 is the warm-up)
+    draw_on_fail main
+    [ "$(tq main count kernel)" = 3 ] || { say_fail \
+        "3 kernel runs in the trace (warm-up, timed, launch demo)" \
+        "$(tq main count kernel) kernels" "keep the three scramble() calls"; return 1; }
+    draw_on_fail main --timed kernel 2
+    waited_for_stop main 2 kernel_ms \
+        "record stop, then cudaEventSynchronize(stop), then cudaEventElapsedTime (TODO 4)" || return 1
+    second_chance main kernel_time
+}
+
 
 @test "a launch returns before its kernel has finished" {
     need_run main

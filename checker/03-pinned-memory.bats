@@ -279,7 +279,7 @@ bw_agree() {
 # the stop event's record and before cudaEventElapsedTime (the call returns
 # cudaErrorNotReady while an event is not complete), else why not. A
 # format-1 trace does not say whether a created stream is blocking: it is
-# taken as not ordered with the legacy stream. (A helper other labs could
+# taken to be, as cudaStreamCreate makes it. (A helper other labs could
 # share: it reads the trace file itself, see TRACE_AWK in lib/checks.bash.)
 timed_pairs() {
     awk -F'\t' "$TRACE_AWK"'
@@ -291,7 +291,7 @@ timed_pairs() {
         $1 == "api" { printf "%.0f\tA\t%s\t%s\t%s\n", t($2), $4, $5, $6 }' "$RUNS/$1.trace" |
     sort -t "$(printf '\t')" -k1,1n -s |
     awk -F'\t' '
-        function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" }
+        function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" || (ki[s] == "created" && sy[s] == "?") }
         function ordered(a, b) {
             return a == b || (ki[a] == "default" && blocking(b)) || (ki[b] == "default" && blocking(a))
         }

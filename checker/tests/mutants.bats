@@ -154,8 +154,8 @@ exec(os.fdopen(3).read())
 PY
 }
 
-@test "lab 01: a time read before the host waited for its stop event fails the check of that wait" {
-    kills 01-sync-copy "the host waits for the stop event before it reads the time" \
+@test "lab 01: a copy time read before the host waited for its stop event fails the check of the copy times" {
+    kills 01-sync-copy "the copy times are the GPU's times between the events around each copy" \
         "keep the given cudaEventSynchronize(stop) between cudaEventRecord(stop, 0) and cudaEventElapsedTime" \
         m-413724e4 m-413724e4.3 m-5120823d.3
     grep -q 'seen: *h2d_ms: no wait between' "$BATS_TEST_TMPDIR/01-sync-copy/m-413724e4.log"
@@ -203,16 +203,16 @@ PY
 
 # ---------------------------------------------------------------- 02-async-copy
 
-@test "lab 02: a rehearsal timed from an event on another stream fails the check that the GPU orders the timing events with their work" {
-    kills 02-async-copy "the GPU orders the timing events with the work they time" \
+@test "lab 02: a rehearsal timed from an event on another stream fails the check of the times it reports" {
+    kills 02-async-copy "the times it reports agree with what the trace recorded" \
         "keep the rehearsal's cudaEventRecord(start, stream) and cudaEventRecord(stop, stream) as given" \
         m-1e081be5
     grep -q 'seen: *rehearsal_ms (rehearsal 1): the H2D copy ran on stream 13 (created, blocking), the start event on stream 14' \
         "$BATS_TEST_TMPDIR/02-async-copy/m-1e081be5.log"
 }
 
-@test "lab 02: a time read before the host waited for its stop event fails the check of that wait" {
-    kills 02-async-copy "the host waits for the stop event before it reads the time" \
+@test "lab 02: a time read before the host waited for its stop event fails the check of the times it reports" {
+    kills 02-async-copy "the times it reports agree with what the trace recorded" \
         "keep the rehearsal's cudaStreamSynchronize(stream) right after cudaEventRecord(stop, stream) as given" \
         m-4b37440b
 }
