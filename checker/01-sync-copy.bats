@@ -76,13 +76,108 @@ your_run() {
     done
 }
 
+# timed_pairs RUN: one line per cudaEventElapsedTime call of RUN, in the
+# order of the calls: "K<TAB>ORDER<TAB>WAIT". The call is taken to read the
+# last two events its host thread recorded, start and stop. ORDER is "ok"
+# where the GPU orders those events with the work queued between their two
+# records (and the start event after the work queued before it that the
+# host did not wait for), else why not, in words: the same stream orders,
+# and the legacy default stream and a blocking stream order each other
+# (CUDA Runtime API, "Stream synchronization behavior"); a non-blocking
+# stream, a per-thread stream of the same program, or another created
+# stream does not. WAIT is "ok" where the host called a synchronize after
+# the stop event's record and before cudaEventElapsedTime (the call returns
+# cudaErrorNotReady while an event is not complete), else why not. A
+# format-1 trace does not say whether a created stream is blocking: it is
+# taken to be, as cudaStreamCreate makes it. (A helper other labs could
+# share: it reads the trace file itself, see TRACE_AWK in lib/checks.bash.)
+timed_pairs() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "stream" { printf "-1\tS\t%s\t%s\t%s\n", $2, $3, (NF >= 5 ? $5 : "?") }
+        $1 == "copy" { printf "-1\tG\t%s\t%s\tthe %s copy\n", $NF, $(4 + d), $(5 + d) }
+        $1 == "memset" { printf "-1\tG\t%s\t%s\tthe memset\n", $NF, $(4 + d) }
+        $1 == "kernel" { k = $NF; sub(/\(.*/, "", k); printf "-1\tG\t%s\t%s\t%s\n", $(NF - 1), $(4 + d), k }
+        $1 == "event" { printf "-1\tE\t%s\t%s\n", $NF, $(3 + d) }
+        $1 == "api" { printf "%.0f\tA\t%s\t%s\t%s\n", t($2), $4, $5, $6 }' "$RUNS/$1.trace" |
+    sort -t "$(printf '\t')" -k1,1n -s |
+    awk -F'\t' '
+        function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" || (ki[s] == "created" && sy[s] == "?") }
+        function ordered(a, b) {
+            return a == b || (ki[a] == "default" && blocking(b)) || (ki[b] == "default" && blocking(a))
+        }
+        function sname(s) {
+            if (ki[s] == "default") return "stream 0 (the legacy default stream)"
+            if (ki[s] == "per-thread") return "a per-thread default stream"
+            if (ki[s] == "created") return "stream " s " (created" (sy[s] == "?" ? "" : ", " sy[s]) ")"
+            return "stream " s " (it ran no copy or kernel)"
+        }
+        function unordered(what, s, ev, e) {
+            return what " ran on " sname(s) ", the " ev " event on " sname(e) ": the GPU does not order the two"
+        }
+        $2 == "S" { ki[$3] = $4; sy[$3] = $5; next }
+        $2 == "G" { gs[$3] = $4; gw[$3] = $5; next }
+        $2 == "E" { es[$3] = $4; next }
+        {
+            h = $3; c = $4; nm = $5
+            if (nm == "cudaEventRecord") {
+                r2[h] = r1[h]; r1[h] = c
+                between[c] = since[h]; before[c] = last[h]
+                since[h] = ""; waited[h] = 0
+                next
+            }
+            if (nm ~ /Synchronize$/) { waited[h] = 1; last[h] = ""; next }
+            if (nm == "cudaEventElapsedTime") {
+                k++
+                a = r2[h]; b = r1[h]
+                if (a == "" || b == "") { printf "%d\ttwo events were not recorded before it\t-\n", k; next }
+                why = ""
+                # an event the trace has no stamp of: its stream is not known
+                if ((a in es) && (b in es)) {
+                    n = split(between[b], w, " ")
+                    if (n == 0) why = "no GPU work was queued between the start and the stop record"
+                    for (i = 1; i <= n && why == ""; i++) {
+                        if (!ordered(es[a], gs[w[i]])) why = unordered(gw[w[i]], gs[w[i]], "start", es[a])
+                        else if (!ordered(gs[w[i]], es[b])) why = unordered(gw[w[i]], gs[w[i]], "stop", es[b])
+                    }
+                    p = before[a]
+                    if (why == "" && p != "" && !ordered(gs[p], es[a]))
+                        why = gw[p] " queued right before the start event, not waited for, ran on " sname(gs[p]) \
+                            ", the start event on " sname(es[a]) ": the GPU may stamp the start before it ends"
+                }
+                printf "%d\t%s\t%s\n", k, (why == "" ? "ok" : why),
+                    (waited[h] ? "ok" : "no wait between the stop event'"'"'s record and cudaEventElapsedTime")
+                next
+            }
+            # a cudaMemcpy returns once its copy is done (from pageable
+            # memory, once it is staged): the host waited for it
+            if (c in gs) { since[h] = since[h] " " c; last[h] = (nm == "cudaMemcpy" ? "" : c) }
+        }'
+}
+
+# waited_for_stop RUN K FIGURE HINT: the Kth cudaEventElapsedTime of RUN
+# (the one FIGURE is read with) came after a wait that followed its stop
+# event's record; else say so, with HINT (the fix). cudaEventElapsedTime
+# returns cudaErrorNotReady while the stop event is not complete (CUDA
+# Runtime API): a program that reads the time first gets it only when the
+# GPU happened to be done, as it often is right after a synchronous
+# cudaMemcpy. A structure: the same in every run, so no re-run.
+waited_for_stop() {
+    local wait
+    wait=$(timed_pairs "$1" | awk -F'\t' -v k="$2" '$1 == k { print $3 }')
+    [ -z "$wait" ] || [ "$wait" = ok ] || say_fail \
+        "after cudaEventRecord(stop, 0), cudaEventSynchronize(stop) before cudaEventElapsedTime reads $3" \
+        "$3: $wait" \
+        "$4: without it, cudaEventElapsedTime returns cudaErrorNotReady whenever the GPU has not reached stop yet; this run got its time only because the GPU happened to be done first"
+}
+
 # Each time the program prints comes from cudaEventElapsedTime between two
 # events; the trace has the GPU's own stamp of every event. So each printed
 # time must be the time between the events right around its work (the same
 # interval, read twice), and those events must enclose that work alone.
 # Another program on the GPU may stretch the interval, never split the two;
 # it can come between the event's own stamp and the trace's, so these checks
-# may look at up to 2 more runs (see same_gpu_time).
+# may look at up to 2 more runs (see same_gpu_time). Before that, each time
+# must have been read after a wait for its stop event (waited_for_stop).
 # copy_times RUN: both copies' printed times agree with their events.
 copy_times() {
     check_event_time "$1" h2d 1 h2d_ms "the H2D copy" 1 \
@@ -95,6 +190,13 @@ copy_times() {
     need_run main
     need_trace main
     draw_on_fail main --timed h2d 1 --timed d2h 1
+    local k fig
+    for k in 1 3; do
+        fig=h2d_ms
+        [ "$k" = 1 ] || fig=d2h_ms
+        waited_for_stop main "$k" "$fig" \
+            "keep the given cudaEventSynchronize(stop) between cudaEventRecord(stop, 0) and cudaEventElapsedTime as it is" || return 1
+    done
     second_chance main copy_times
 }
 
@@ -113,8 +215,11 @@ kernel_time() {
         "3 kernel runs in the trace (warm-up, timed, launch demo)" \
         "$(tq main count kernel) kernels" "keep the three scramble() calls"; return 1; }
     draw_on_fail main --timed kernel 2
+    waited_for_stop main 2 kernel_ms \
+        "record stop, then cudaEventSynchronize(stop), then cudaEventElapsedTime (TODO 4)" || return 1
     second_chance main kernel_time
 }
+
 
 @test "a launch returns before its kernel has finished" {
     need_run main

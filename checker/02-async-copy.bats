@@ -166,6 +166,23 @@ gpu_time() {
         "the start and stop events are recorded on the stream: the copies and the kernel must be on it too, between them"
 }
 
+# timing_faults RUN: what makes a printed event time of RUN untrue or lucky,
+# in words, or nothing. An event is stamped when the GPU reaches it in its
+# stream: recorded on another stream than the work it times, it is stamped
+# whenever that stream gets there, before, during or after the work, unless
+# CUDA orders the two streams (the legacy default stream and a blocking
+# stream order each other; a per-thread default stream and a created stream
+# do not). And cudaEventElapsedTime returns cudaErrorNotReady while the
+# stop event is not complete (CUDA Runtime API): the host must wait after
+# cudaEventRecord(stop, stream). Both are structures, the same in every
+# run: a program that breaks one got its time by luck. Prints
+# "K<TAB>WHAT": the first such timing (figure_of K) and what is wrong.
+timing_faults() {
+    timed_pairs "$1" | awk -F'\t' '
+        $2 != "ok" { print $1 "\t" $2; exit }
+        $3 != "ok" { print $1 "\t" $3; exit }'
+}
+
 @test "the times it reports agree with what the trace recorded" {
     need_run main
     need_trace main
@@ -182,7 +199,111 @@ gpu_time() {
     is_true 'w >= 0.9 * t - 0.2 && w <= 1.1 * t + 0.2' w="$w" t="$tw" || say_fail \
         "wall_ms within 10% (+0.2 ms) of issue start -> wait end in the trace, $(fmt "$tw") ms" \
         "wall_ms = $w" "keep t0 right before \"issue\" and t3 right after \"wait\""
+    # every event time (the rehearsals' too): events ordered with their
+    # work, and waited for before the time is read
+    local fault k
+    fault=$(timing_faults main)
+    if [ -n "$fault" ]; then
+        k=${fault%%$'\t'*}
+        say_fail "the start and stop events of each timing on the stream of the work between them, and a wait after the stop event's record before cudaEventElapsedTime" \
+            "$(figure_of "$k"): ${fault#*$'\t'}" \
+            "$(case $k,$fault in
+                3,*no\ wait*) echo "gpu_ms is read after the wait for the stream (TODO 5)" ;;
+                *no\ wait*) echo "keep the rehearsal's cudaStreamSynchronize(stream) right after cudaEventRecord(stop, stream) as given" ;;
+                3,*) echo "keep the given cudaEventRecord(start, stream) and cudaEventRecord(stop, stream) around issue_work(), and queue its copies and kernel on \`stream\` (TODO 2, 3, 4)" ;;
+                *) echo "keep the rehearsal's cudaEventRecord(start, stream) and cudaEventRecord(stop, stream) as given, and queue issue_work()'s copies and kernel on \`stream\` (TODO 2, 3, 4)" ;;
+               esac): $(case $fault in
+                *no\ wait*) echo "without it, cudaEventElapsedTime returns cudaErrorNotReady whenever the GPU has not reached stop yet; this run got its time only because the GPU happened to be done first" ;;
+                *) echo "an event on another stream is stamped whenever that stream gets to it" ;;
+               esac)"
+        return 1
+    fi
     second_chance main gpu_time
+}
+
+# timed_pairs RUN: one line per cudaEventElapsedTime call of RUN, in the
+# order of the calls: "K<TAB>ORDER<TAB>WAIT". The call is taken to read the
+# last two events its host thread recorded, start and stop. ORDER is "ok"
+# where the GPU orders those events with the work queued between their two
+# records (and the start event after the work queued before it that the
+# host did not wait for), else why not, in words: the same stream orders,
+# and the legacy default stream and a blocking stream order each other
+# (CUDA Runtime API, "Stream synchronization behavior"); a non-blocking
+# stream, a per-thread stream of the same program, or another created
+# stream does not. WAIT is "ok" where the host called a synchronize after
+# the stop event's record and before cudaEventElapsedTime (the call returns
+# cudaErrorNotReady while an event is not complete), else why not. A
+# format-1 trace does not say whether a created stream is blocking: it is
+# taken to be, as cudaStreamCreate makes it. (A helper other labs could
+# share: it reads the trace file itself, see TRACE_AWK in lib/checks.bash.)
+timed_pairs() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "stream" { printf "-1\tS\t%s\t%s\t%s\n", $2, $3, (NF >= 5 ? $5 : "?") }
+        $1 == "copy" { printf "-1\tG\t%s\t%s\tthe %s copy\n", $NF, $(4 + d), $(5 + d) }
+        $1 == "memset" { printf "-1\tG\t%s\t%s\tthe memset\n", $NF, $(4 + d) }
+        $1 == "kernel" { k = $NF; sub(/\(.*/, "", k); printf "-1\tG\t%s\t%s\t%s\n", $(NF - 1), $(4 + d), k }
+        $1 == "event" { printf "-1\tE\t%s\t%s\n", $NF, $(3 + d) }
+        $1 == "api" { printf "%.0f\tA\t%s\t%s\t%s\n", t($2), $4, $5, $6 }' "$RUNS/$1.trace" |
+    sort -t "$(printf '\t')" -k1,1n -s |
+    awk -F'\t' '
+        function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" || (ki[s] == "created" && sy[s] == "?") }
+        function ordered(a, b) {
+            return a == b || (ki[a] == "default" && blocking(b)) || (ki[b] == "default" && blocking(a))
+        }
+        function sname(s) {
+            if (ki[s] == "default") return "stream 0 (the legacy default stream)"
+            if (ki[s] == "per-thread") return "a per-thread default stream"
+            if (ki[s] == "created") return "stream " s " (created" (sy[s] == "?" ? "" : ", " sy[s]) ")"
+            return "stream " s " (it ran no copy or kernel)"
+        }
+        function unordered(what, s, ev, e) {
+            return what " ran on " sname(s) ", the " ev " event on " sname(e) ": the GPU does not order the two"
+        }
+        $2 == "S" { ki[$3] = $4; sy[$3] = $5; next }
+        $2 == "G" { gs[$3] = $4; gw[$3] = $5; next }
+        $2 == "E" { es[$3] = $4; next }
+        {
+            h = $3; c = $4; nm = $5
+            if (nm == "cudaEventRecord") {
+                r2[h] = r1[h]; r1[h] = c
+                between[c] = since[h]; before[c] = last[h]
+                since[h] = ""; waited[h] = 0
+                next
+            }
+            if (nm ~ /Synchronize$/) { waited[h] = 1; last[h] = ""; next }
+            if (nm == "cudaEventElapsedTime") {
+                k++
+                a = r2[h]; b = r1[h]
+                if (a == "" || b == "") { printf "%d\ttwo events were not recorded before it\t-\n", k; next }
+                why = ""
+                # an event the trace has no stamp of: its stream is not known
+                if ((a in es) && (b in es)) {
+                    n = split(between[b], w, " ")
+                    if (n == 0) why = "no GPU work was queued between the start and the stop record"
+                    for (i = 1; i <= n && why == ""; i++) {
+                        if (!ordered(es[a], gs[w[i]])) why = unordered(gw[w[i]], gs[w[i]], "start", es[a])
+                        else if (!ordered(gs[w[i]], es[b])) why = unordered(gw[w[i]], gs[w[i]], "stop", es[b])
+                    }
+                    p = before[a]
+                    if (why == "" && p != "" && !ordered(gs[p], es[a]))
+                        why = gw[p] " queued right before the start event, not waited for, ran on " sname(gs[p]) \
+                            ", the start event on " sname(es[a]) ": the GPU may stamp the start before it ends"
+                }
+                printf "%d\t%s\t%s\n", k, (why == "" ? "ok" : why),
+                    (waited[h] ? "ok" : "no wait between the stop event'"'"'s record and cudaEventElapsedTime")
+                next
+            }
+            # a cudaMemcpy returns once its copy is done (from pageable
+            # memory, once it is staged): the host waited for it
+            if (c in gs) { since[h] = since[h] " " c; last[h] = (nm == "cudaMemcpy" ? "" : c) }
+        }'
+}
+
+# figure_of K: the figure the Kth cudaEventElapsedTime of the program reads
+# (two rehearsals, then the measured run)
+figure_of() {
+    case $1 in 1) echo "rehearsal_ms (rehearsal 1)" ;; 2) echo "rehearsal_ms (rehearsal 2)" ;;
+        3) echo gpu_ms ;; *) echo "time $1" ;; esac
 }
 
 @test "copies and kernel run on the stream the program created" {

@@ -227,6 +227,14 @@ unit_slip() {
 # bw_agree RUN: every printed GB/s of RUN against its events.
 bw_agree() {
     local bad cause kind
+    # a run with no table has no figure to agree: a re-run that crashed
+    # (seen: cudaErrorNotReady) must not pass the second chance
+    [ -n "$(table_of "$1")" ] || {
+        say_fail "the bandwidth table, each figure against its events" \
+            "no table rows: the program $(describe_exit "$(rc_of "$1")" "$1"): $(grep -v '^ ' "$RUNS/$1.err" 2>/dev/null | head -n 1)" \
+            "a CUDA error names the file:line and the call; cudaErrorNotReady from cudaEventElapsedTime: the stop event was not waited for (TODO 1)"
+        return 1
+    }
     bad=$(bw_mismatches "$1" 2>&1) || {
         say_fail "the printed bandwidths compared with the trace" "the comparison failed: $bad" \
             "this is the checker's fault, not yours: report it"
@@ -256,6 +264,124 @@ bw_agree() {
     [ "$(table | wc -l)" -gt 0 ] || say_fail "the bandwidth table" "no table rows" \
         "keep the printf of the table as given"
     second_chance main bw_agree
+}
+
+# timed_pairs RUN: one line per cudaEventElapsedTime call of RUN, in the
+# order of the calls: "K<TAB>ORDER<TAB>WAIT". The call is taken to read the
+# last two events its host thread recorded, start and stop. ORDER is "ok"
+# where the GPU orders those events with the work queued between their two
+# records (and the start event after the work queued before it that the
+# host did not wait for), else why not, in words: the same stream orders,
+# and the legacy default stream and a blocking stream order each other
+# (CUDA Runtime API, "Stream synchronization behavior"); a non-blocking
+# stream, a per-thread stream of the same program, or another created
+# stream does not. WAIT is "ok" where the host called a synchronize after
+# the stop event's record and before cudaEventElapsedTime (the call returns
+# cudaErrorNotReady while an event is not complete), else why not. A
+# format-1 trace does not say whether a created stream is blocking: it is
+# taken to be, as cudaStreamCreate makes it. (A helper other labs could
+# share: it reads the trace file itself, see TRACE_AWK in lib/checks.bash.)
+timed_pairs() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "stream" { printf "-1\tS\t%s\t%s\t%s\n", $2, $3, (NF >= 5 ? $5 : "?") }
+        $1 == "copy" { printf "-1\tG\t%s\t%s\tthe %s copy\n", $NF, $(4 + d), $(5 + d) }
+        $1 == "memset" { printf "-1\tG\t%s\t%s\tthe memset\n", $NF, $(4 + d) }
+        $1 == "kernel" { k = $NF; sub(/\(.*/, "", k); printf "-1\tG\t%s\t%s\t%s\n", $(NF - 1), $(4 + d), k }
+        $1 == "event" { printf "-1\tE\t%s\t%s\n", $NF, $(3 + d) }
+        $1 == "api" { printf "%.0f\tA\t%s\t%s\t%s\n", t($2), $4, $5, $6 }' "$RUNS/$1.trace" |
+    sort -t "$(printf '\t')" -k1,1n -s |
+    awk -F'\t' '
+        function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" || (ki[s] == "created" && sy[s] == "?") }
+        function ordered(a, b) {
+            return a == b || (ki[a] == "default" && blocking(b)) || (ki[b] == "default" && blocking(a))
+        }
+        function sname(s) {
+            if (ki[s] == "default") return "stream 0 (the legacy default stream)"
+            if (ki[s] == "per-thread") return "a per-thread default stream"
+            if (ki[s] == "created") return "stream " s " (created" (sy[s] == "?" ? "" : ", " sy[s]) ")"
+            return "stream " s " (it ran no copy or kernel)"
+        }
+        function unordered(what, s, ev, e) {
+            return what " ran on " sname(s) ", the " ev " event on " sname(e) ": the GPU does not order the two"
+        }
+        $2 == "S" { ki[$3] = $4; sy[$3] = $5; next }
+        $2 == "G" { gs[$3] = $4; gw[$3] = $5; next }
+        $2 == "E" { es[$3] = $4; next }
+        {
+            h = $3; c = $4; nm = $5
+            if (nm == "cudaEventRecord") {
+                r2[h] = r1[h]; r1[h] = c
+                between[c] = since[h]; before[c] = last[h]
+                since[h] = ""; waited[h] = 0
+                next
+            }
+            if (nm ~ /Synchronize$/) { waited[h] = 1; last[h] = ""; next }
+            if (nm == "cudaEventElapsedTime") {
+                k++
+                a = r2[h]; b = r1[h]
+                if (a == "" || b == "") { printf "%d\ttwo events were not recorded before it\t-\n", k; next }
+                why = ""
+                # an event the trace has no stamp of: its stream is not known
+                if ((a in es) && (b in es)) {
+                    n = split(between[b], w, " ")
+                    if (n == 0) why = "no GPU work was queued between the start and the stop record"
+                    for (i = 1; i <= n && why == ""; i++) {
+                        if (!ordered(es[a], gs[w[i]])) why = unordered(gw[w[i]], gs[w[i]], "start", es[a])
+                        else if (!ordered(gs[w[i]], es[b])) why = unordered(gw[w[i]], gs[w[i]], "stop", es[b])
+                    }
+                    p = before[a]
+                    if (why == "" && p != "" && !ordered(gs[p], es[a]))
+                        why = gw[p] " queued right before the start event, not waited for, ran on " sname(gs[p]) \
+                            ", the start event on " sname(es[a]) ": the GPU may stamp the start before it ends"
+                }
+                printf "%d\t%s\t%s\n", k, (why == "" ? "ok" : why),
+                    (waited[h] ? "ok" : "no wait between the stop event'"'"'s record and cudaEventElapsedTime")
+                next
+            }
+            # a cudaMemcpy returns once its copy is done (from pageable
+            # memory, once it is staged): the host waited for it
+            if (c in gs) { since[h] = since[h] " " c; last[h] = (nm == "cudaMemcpy" ? "" : c) }
+        }'
+}
+
+# timing_of K: the copies the Kth cudaEventElapsedTime of the program timed,
+# in words ("pinned D2H 4 MiB"): per kind, the H2D sizes, then the D2H sizes
+timing_of() {
+    table | awk -v k="$1" -v kinds="$KINDS" '
+        { size[NR] = $1 }
+        END {
+            n = NR; split(kinds, kind, " ")
+            if (n == 0 || k > 6 * n) { print "timing " k; exit }
+            i = k - 1; s = size[i % n + 1]
+            printf "%s %s %s\n", kind[int(i / (2 * n)) + 1], (int(i / n) % 2 ? "D2H" : "H2D"),
+                (s >= 1048576 ? s / 1048576 " MiB" : s / 1024 " KiB")
+        }'
+}
+
+# An event is stamped when the GPU reaches it in its stream. Recorded on
+# another stream than the copies it times, it is stamped when that stream
+# gets there, before, during or after them; a warm-up copy on another
+# stream may still run when the start event is stamped. Unless CUDA orders
+# the two streams (the legacy default stream and a blocking stream order
+# each other; a per-thread default stream and a created stream do not). A
+# structure, the same in every run: the printed figure is right only by
+# luck where it fails.
+@test "the GPU orders the timing events with the work they time" {
+    need_run main
+    need_trace main
+    local k order wait seen="" n=0 first=""
+    while IFS=$'\t' read -r k order wait; do
+        [ "$order" = ok ] && continue
+        n=$((n + 1))
+        [ -n "$first" ] || first=$(timing_of "$k")
+        [ "$n" -le 2 ] && seen+="${seen:+; }$(timing_of "$k"): $order"
+    done < <(timed_pairs main)
+    [ "$n" -le 2 ] || seen+="; ... and $((n - 2)) more timings"
+    draw_on_fail main --window "nvtx:${first%% *}"
+    [ -z "$seen" ] || say_fail \
+        "the warm-up copy, the start event, the timed copies and the stop event of each timing on one stream" \
+        "$seen" \
+        "time_copies() gets one stream: keep its warm-up cudaMemcpyAsync on \`stream\` as given, and record start and stop on \`stream\` too (TODO 1): an event on another stream is stamped whenever that stream gets to it"
 }
 
 # Pinned against pageable: two measurements made at different moments, which

@@ -136,6 +136,206 @@ event_time() {
         "wait for stream s (cudaStreamSynchronize) before t1 is read (TODO 2)"
 }
 
+# timed_pairs RUN: one line per cudaEventElapsedTime call of RUN, in the
+# order of the calls: "K<TAB>ORDER<TAB>WAIT". The call is taken to read the
+# last two events its host thread recorded, start and stop. ORDER is "ok"
+# where the GPU orders those events with the work queued between their two
+# records (and the start event after the work queued before it that the
+# host did not wait for), else why not, in words: the same stream orders,
+# and the legacy default stream and a blocking stream order each other
+# (CUDA Runtime API, "Stream synchronization behavior"); a non-blocking
+# stream, a per-thread stream of the same program, or another created
+# stream does not. WAIT is "ok" where the host called a synchronize after
+# the stop event's record and before cudaEventElapsedTime (the call returns
+# cudaErrorNotReady while an event is not complete), else why not. A
+# format-1 trace does not say whether a created stream is blocking: it is
+# taken to be, as cudaStreamCreate makes it. (A helper other labs could
+# share: it reads the trace file itself, see TRACE_AWK in lib/checks.bash.)
+timed_pairs() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "stream" { printf "-1\tS\t%s\t%s\t%s\n", $2, $3, (NF >= 5 ? $5 : "?") }
+        $1 == "copy" { printf "-1\tG\t%s\t%s\tthe %s copy\n", $NF, $(4 + d), $(5 + d) }
+        $1 == "memset" { printf "-1\tG\t%s\t%s\tthe memset\n", $NF, $(4 + d) }
+        $1 == "kernel" { k = $NF; sub(/\(.*/, "", k); printf "-1\tG\t%s\t%s\t%s\n", $(NF - 1), $(4 + d), k }
+        $1 == "event" { printf "-1\tE\t%s\t%s\n", $NF, $(3 + d) }
+        $1 == "api" { printf "%.0f\tA\t%s\t%s\t%s\n", t($2), $4, $5, $6 }' "$RUNS/$1.trace" |
+    sort -t "$(printf '\t')" -k1,1n -s |
+    awk -F'\t' '
+        function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" || (ki[s] == "created" && sy[s] == "?") }
+        function ordered(a, b) {
+            return a == b || (ki[a] == "default" && blocking(b)) || (ki[b] == "default" && blocking(a))
+        }
+        function sname(s) {
+            if (ki[s] == "default") return "stream 0 (the legacy default stream)"
+            if (ki[s] == "per-thread") return "a per-thread default stream"
+            if (ki[s] == "created") return "stream " s " (created" (sy[s] == "?" ? "" : ", " sy[s]) ")"
+            return "stream " s " (it ran no copy or kernel)"
+        }
+        function unordered(what, s, ev, e) {
+            return what " ran on " sname(s) ", the " ev " event on " sname(e) ": the GPU does not order the two"
+        }
+        $2 == "S" { ki[$3] = $4; sy[$3] = $5; next }
+        $2 == "G" { gs[$3] = $4; gw[$3] = $5; next }
+        $2 == "E" { es[$3] = $4; next }
+        {
+            h = $3; c = $4; nm = $5
+            if (nm == "cudaEventRecord") {
+                r2[h] = r1[h]; r1[h] = c
+                between[c] = since[h]; before[c] = last[h]
+                since[h] = ""; waited[h] = 0
+                next
+            }
+            if (nm ~ /Synchronize$/) { waited[h] = 1; last[h] = ""; next }
+            if (nm == "cudaEventElapsedTime") {
+                k++
+                a = r2[h]; b = r1[h]
+                if (a == "" || b == "") { printf "%d\ttwo events were not recorded before it\t-\n", k; next }
+                why = ""
+                # an event the trace has no stamp of: its stream is not known
+                if ((a in es) && (b in es)) {
+                    n = split(between[b], w, " ")
+                    if (n == 0) why = "no GPU work was queued between the start and the stop record"
+                    for (i = 1; i <= n && why == ""; i++) {
+                        if (!ordered(es[a], gs[w[i]])) why = unordered(gw[w[i]], gs[w[i]], "start", es[a])
+                        else if (!ordered(gs[w[i]], es[b])) why = unordered(gw[w[i]], gs[w[i]], "stop", es[b])
+                    }
+                    p = before[a]
+                    if (why == "" && p != "" && !ordered(gs[p], es[a]))
+                        why = gw[p] " queued right before the start event, not waited for, ran on " sname(gs[p]) \
+                            ", the start event on " sname(es[a]) ": the GPU may stamp the start before it ends"
+                }
+                printf "%d\t%s\t%s\n", k, (why == "" ? "ok" : why),
+                    (waited[h] ? "ok" : "no wait between the stop event'"'"'s record and cudaEventElapsedTime")
+                next
+            }
+            # a cudaMemcpy returns once its copy is done (from pageable
+            # memory, once it is staged): the host waited for it
+            if (c in gs) { since[h] = since[h] " " c; last[h] = (nm == "cudaMemcpy" ? "" : c) }
+        }'
+}
+
+# An event is stamped when the GPU reaches it in its stream. Streams A and B
+# are non-blocking: the GPU orders nothing on them with stream 0, nor with
+# another stream, so an event recorded there is stamped before, during or
+# after a kernel on s. A structure, the same in every run: a time read from
+# such events is right only by luck.
+@test "the GPU orders the timing events with the work they time" {
+    need_run main
+    need_trace main
+    draw_on_fail main --timed kernel:busy_kernel 1 --timed kernel:busy_kernel 2
+    local k order wait seen="" first=""
+    while IFS=$'\t' read -r k order wait; do
+        [ "$order" = ok ] && continue
+        seen+="${seen:+; }$(case $k in 1) echo cold_ms ;; 2) echo event_ms ;; *) echo "time $k" ;; esac): $order"
+        [ -n "$first" ] || first=$k
+    done < <(timed_pairs main)
+    [ -z "$seen" ] || say_fail \
+        "start, busy_kernel and stop of each event timing on stream s, in that order" \
+        "$seen" \
+        "$(if [ "$first" = 1 ]; then echo "keep the given cudaEventRecord(start, s), busy(w, s), cudaEventRecord(stop, s) of the cold launch as they are"
+           else echo "record start on s right before busy(w, s) and stop on s right after it (TODO 1)"; fi): stream 0 does not wait for a non-blocking stream, nor it for stream 0"
+}
+
+# part1 RUN: part 1's six busy_kernel runs in the order the host launched
+# them, one line each: "N START END STREAM KIND SYNC LAUNCH_START", times in
+# ns from the trace's first time; then one line "W T" per synchronize call
+# of the host (T its start).
+part1() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "stream" { printf "S\t%s\t%s\t%s\n", $2, $3, (NF >= 5 ? $5 : "?") }
+        $1 == "kernel" && index($NF, "busy_kernel") == 1 {
+            printf "K\t%s\t%.0f\t%.0f\t%s\n", $(NF - 1), t($2), t($3), $(4 + d) }
+        $1 == "api" { printf "A\t%s\t%.0f\t%s\n", $5, t($2), $6 }' "$RUNS/$1.trace" |
+    awk -F'\t' '
+        $1 == "S" { ki[$2] = $3; sy[$2] = $4; next }
+        $1 == "K" { n++; c[n] = $2; ks[n] = $3; ke[n] = $4; st[n] = $5; next }
+        $1 == "A" { as[$2] = $3; if ($4 ~ /Synchronize$/) w[++nw] = $3 }
+        END {
+            for (i = 1; i <= n; i++) l[i] = (c[i] in as) ? as[c[i]] : ks[i]
+            # by launch: insertion sort (7 kernels)
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && l[j] < l[j - 1]; j--) {
+                x = l[j]; l[j] = l[j - 1]; l[j - 1] = x; x = ks[j]; ks[j] = ks[j - 1]; ks[j - 1] = x
+                x = ke[j]; ke[j] = ke[j - 1]; ke[j - 1] = x; x = st[j]; st[j] = st[j - 1]; st[j - 1] = x }
+            for (i = 1; i <= n && i <= 6; i++)
+                printf "%d %.0f %.0f %s %s %s %.0f\n", i, ks[i], ke[i], st[i], ki[st[i]], sy[st[i]], l[i]
+            for (i = 1; i <= nw; i++) printf "W %.0f\n", w[i]
+        }'
+}
+
+# the cases of part 1, by the number of their busy_kernel run
+P1_CASE=("" "the cold launch" "the event-timed launch" "the host clock with a synchronize"
+    "the host clock without one" "the late case's earlier kernel" "the late case's timed kernel")
+
+# Each case of part 1 must find stream s idle: the host waits for one case
+# before it launches the next (a structure: the next launch came after the
+# kernel before it was half done), and all six kernels run on s. Else a
+# case's kernel runs beside or behind another case's, and the five timings
+# no longer time what they say (the late case needs exactly its one earlier
+# kernel still running at t0).
+@test "part 1 runs one case at a time, every kernel on stream s" {
+    need_run main
+    need_trace main
+    draw_on_fail main --record kernel:busy_kernel 1 --record kernel:busy_kernel 6
+    local facts bad
+    facts=$(part1 main)
+    bad=$(awk -v cases="$(printf '%s|' "${P1_CASE[@]:1}")" '
+        function sname(s, k, y) {
+            if (k == "default") return "stream 0 (the legacy default stream)"
+            if (k == "per-thread") return "a per-thread default stream"
+            return "stream " s (k == "" ? "" : " (" k (y == "?" || y == "-" ? "" : ", " y) ")")
+        }
+        BEGIN { split(cases, name, "|") }
+        $1 == "W" { next }
+        { n++; ks[n] = $2; ke[n] = $3; st[n] = $4; ki[n] = $5; sy[n] = $6; l[n] = $7 }
+        END {
+            if (n < 6) { printf "count\t%d busy_kernel runs in part 1, not 6\n", n; exit }
+            if (ki[1] != "created") {
+                printf "stream\tbusy_kernel 1 (%s) ran on %s\n", name[1], sname(st[1], ki[1], sy[1]); exit }
+            for (i = 2; i <= 6; i++) if (st[i] != st[1]) {
+                printf "stream\tbusy_kernel %d (%s) ran on %s, busy_kernel 1 on %s\n", i, name[i],
+                    sname(st[i], ki[i], sy[i]), sname(st[1], ki[1], sy[1]); exit }
+            for (i = 1; i <= 4; i++) if (l[i + 1] < (ks[i] + ke[i]) / 2) {
+                printf "wait%d\tbusy_kernel %d (%s) was launched %.3f ms before busy_kernel %d (%s) was half done\n",
+                    i, i + 1, name[i + 1], ((ks[i] + ke[i]) / 2 - l[i + 1]) / 1e6, i, name[i]; exit }
+        }' <<<"$facts")
+    [ -z "$bad" ] || say_fail \
+        "six busy_kernel runs on stream s, each launched after the one before it had finished" \
+        "${bad#*$'\t'}" \
+        "$(case ${bad%%$'\t'*} in
+            count) echo "keep every busy(w, s) call of part_timing() as given" ;;
+            stream) echo "keep the given busy(w, s) calls as they are: every case of part 1 runs on stream s, w->stream_a, or it runs beside the others" ;;
+            wait1) echo "keep the given cudaEventSynchronize(stop) after the cold launch as it is" ;;
+            wait2) echo "wait for the stop event after the timed launch, cudaEventSynchronize(stop) (TODO 1)" ;;
+            wait3) echo "wait for stream s before t1 (TODO 2)" ;;
+            wait4) echo "keep the given cudaStreamSynchronize(s) after the launch-only case as it is" ;;
+           esac)$(case ${bad%%$'\t'*} in wait*) echo ": s is non-blocking, so a wait on stream 0 or on the per-thread stream does not wait for it" ;; esac)"
+}
+
+# The "late" case: busy(w, s); t0; busy(w, s); wait; t1. Nothing may wait
+# between the two launches, so the earlier kernel still runs at t0 and
+# host_late_ms counts its rest too; and the wait after the second holds all
+# of it (a containment, as host_sync_ms's).
+@test "a host clock started while an earlier kernel runs counts that kernel too" {
+    need_run main
+    need_trace main
+    draw_on_fail main --record kernel:busy_kernel 5 --record kernel:busy_kernel 6
+    local facts l5 l6 d6 waits late
+    facts=$(part1 main)
+    read -r l5 l6 d6 <<<"$(awk '$1 == 5 { a = $7 } $1 == 6 { b = $7; d = $3 - $2 } END { if (b != "") print a, b, d }' <<<"$facts")"
+    [ -n "$l6" ] || { say_fail "six busy_kernel runs in part 1" "fewer" "keep every busy(w, s) call of part_timing() as given"; return 1; }
+    waits=$(awk -v a="$l5" -v b="$l6" '$1 == "W" && $2 > a && $2 < b { n++ } END { print n + 0 }' <<<"$facts")
+    [ "$waits" = 0 ] || { say_fail \
+        "no wait between launching the late case's two kernels" \
+        "$waits synchronize call(s) between them" \
+        "keep the given busy(w, s); t0 = lab_now_ms(); busy(w, s); as they are: the earlier kernel must still run at t0"; return 1; }
+    late=$(need_figure main host_late_ms) || return 1
+    d6=$(awk -v d="$d6" 'BEGIN { printf "%.6f", d / 1e6 }')
+    is_true 'l >= 0.98 * k' l="$late" k="$d6" || say_fail \
+        "host_late_ms at least the timed kernel's traced run, $(fmt "$d6") ms" \
+        "host_late_ms = $late" \
+        "keep the given cudaStreamSynchronize(s) before t1 of the late case as it is: s is non-blocking, so a wait on stream 0 or the per-thread stream does not wait for it"
+}
+
 # waited_before_polling: a wait that the host sat in while the polled kernel
 # ran, before the loop began, in words; nothing if none
 waited_before_polling() {
@@ -241,6 +441,84 @@ first_call() {
         "the consumer queued while the producer still ran" \
         "the consumer was launched $gap ms after the producer ended" \
         "the host waited for the producer somehow: queue the consumer at once, the event makes the GPU wait"
+}
+
+# part3_waits RUN: how the host ordered part 3's work on stream 0 with
+# streams A and B: "MEMSETS<TAB>COPY", each "ok" or what the trace shows
+# instead. The two cudaMemset calls (the poison) and the copy back run on
+# the legacy default stream, which non-blocking streams do not wait for,
+# nor it for them: only the host can order them, by a wait between. So
+# between the last cudaMemset call and the producer's launch the host must
+# wait for the device or for the memsets' stream, and between the
+# consumer's launch and the copy back's call for the device or for the
+# consumer's stream.
+part3_waits() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "api" { printf "A\t%.0f\t%s\t%s\n", t($2), $5, $6 }
+        $1 == "sync" { printf "Y\t%s\t%s\t%s\n", $NF, $(4 + d), $(5 + d) }
+        $1 == "memset" { printf "M\t%s\t%s\n", $NF, $(4 + d) }
+        $1 == "copy" && $(5 + d) == "D2H" { printf "C\t%s\n", $NF }
+        $1 == "kernel" && index($NF, "producer_kernel") == 1 { printf "P\t%s\t%s\n", $(NF - 1), $(4 + d) }
+        $1 == "kernel" && index($NF, "consumer_kernel") == 1 { printf "Q\t%s\t%s\n", $(NF - 1), $(4 + d) }' \
+        "$RUNS/$1.trace" |
+    awk -F'\t' '
+        function what(c) {
+            if (yt[c] == "context") return "cudaDeviceSynchronize"
+            if (yt[c] == "stream") return "cudaStreamSynchronize on stream " ys[c]
+            if (yt[c] == "event") return "cudaEventSynchronize"
+            return "a wait (" yt[c] ")"
+        }
+        $1 == "A" { at[$3] = $2; an[$3] = $4; calls[++n] = $3; next }
+        $1 == "Y" { yt[$2] = $4; ys[$2] = $3; next }
+        $1 == "M" { ms[$2] = $3; next }
+        $1 == "C" { cp[$2] = 1; next }
+        $1 == "P" && pc == "" { pc = $2; next }
+        $1 == "Q" && qc == "" { qc = $2; qs = $3; next }
+        END {
+            if (pc == "" || qc == "") { print "no producer or consumer\t-"; exit }
+            # calls in time order
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && at[calls[j]] < at[calls[j - 1]]; j--) {
+                x = calls[j]; calls[j] = calls[j - 1]; calls[j - 1] = x }
+            m1 = "no cudaMemset before the producer"; m2 = "no copy back after the consumer"
+            for (i = 1; i <= n; i++) {
+                c = calls[i]
+                if (c == pc) break
+                if (c in ms) { m1 = "no wait between the memsets and the producer'"'"'s launch"; mst = ms[c] }
+                else if ((c in yt) && mst != "" && (yt[c] == "context" || (yt[c] == "stream" && ys[c] == mst))) m1 = "ok"
+                else if ((c in yt) && mst != "" && m1 != "ok") m1 = "only " what(c) ", not on the memsets'"'"' stream " mst
+            }
+            after = 0; w = ""
+            for (i = 1; i <= n; i++) {
+                c = calls[i]
+                if (c == qc) { after = 1; continue }
+                if (!after) continue
+                if (c in cp) { m2 = (w == "ok" ? "ok" : (w == "" ? "no wait between the consumer'"'"'s launch and the copy back" : w)); break }
+                if ((c in yt) && yt[c] != "wait" && w != "ok")
+                    w = (yt[c] == "context" || (yt[c] == "stream" && ys[c] == qs)) ? "ok" : "only " what(c) ", the consumer ran on stream " qs
+            }
+            print m1 "\t" m2
+        }'
+}
+
+# Part 3's memsets and its copy back run on stream 0; streams A and B are
+# non-blocking, so the GPU does not order them with the kernels: the host
+# does, with the given waits. Without one, the poison may land after the
+# producer's output, or the copy back may read d_out before the consumer
+# wrote it: a race a run can win.
+@test "part 3 waits on the host where stream 0 meets streams A and B" {
+    need_run main
+    need_trace main
+    draw_on_fail main --window nvtx:dependency+gpu
+    local m c
+    IFS=$'\t' read -r m c <<<"$(part3_waits main)"
+    [ "$m" = ok ] || { say_fail \
+        "a wait for the device between the poison cudaMemsets and the producer's launch" \
+        "$m" \
+        "keep the given cudaDeviceSynchronize() after the two cudaMemset calls: they run on stream 0, which streams A and B (non-blocking) do not wait for, so the poison could land after the producer's output"; return 1; }
+    [ "$c" = ok ] || say_fail \
+        "a wait for stream B (or the device) between the consumer's launch and the copy back" \
+        "$c" \
+        "keep the given cudaStreamSynchronize(w->stream_b) as it is: the copy back runs on stream 0, which does not wait for a non-blocking stream, so it could read d_out before the consumer wrote it"
 }
 
 @test "a bad option is refused with usage and exit status 2" {
