@@ -56,6 +56,184 @@ PY
 
 # ---------------------------------------------------------------- 05-overlap
 
+# replay_survivor_runs LAB/VARIANT [CHECK]: replay the runs recorded of a
+# variant (fixtures/mutate/LAB/VARIANT: NAME.rc, NAME.err, NAME.out.gz,
+# NAME.trace.gz, seed) through LAB's checker, only CHECK where given, as
+# replay.bats replays its recordings (replay_check; lab 06's stress runs
+# through progs/replay-stress, no compute-sanitizer): its TAP and log where
+# tap_of says. A run not kept answers as replay-prog answers a run not
+# recorded. (Labs 05 and 06 use it; it could serve every lab's section.)
+replay_survivor_runs() {
+    local lab=${1%%/*} src="$FIX/$1" d="$BATS_TEST_TMPDIR/runs/$1" f name key
+    mkdir -p "$d"
+    cp "$src/seed" "$d/seed"
+    for f in "$src"/*.rc; do
+        name=$(basename "$f" .rc)
+        case $lab:$name in
+            *:main) key=r ;;
+            05-overlap:breadth) key=r--order-breadth ;;
+            05-overlap:uneven) key=r--chunks-7---streams-3---size-mib-16---reps-1 ;;
+            06-lifetime:s[1-4]) key=r--scenario-${name#s} ;;
+            *) continue ;;
+        esac
+        cp "$f" "$d/$key.rc"
+        cp "$src/$name.err" "$d/$key.err" 2>/dev/null || : >"$d/$key.err"
+        gzip -dc "$src/$name.out.gz" >"$d/$key.out"
+        [ ! -f "$src/$name.trace.gz" ] || gzip -dc "$src/$name.trace.gz" >"$d/$key.trace"
+    done
+    if [ "$lab" = 06-lifetime ]; then
+        STRESS="$KIT_ROOT/checker/tests/progs/replay-stress" SANITIZER= REPLAY_DIR="$d" replay_check "$@"
+    else
+        REPLAY_DIR="$d" replay_check "$@"
+    fi
+}
+
+# survivors_fail CHECK HINT LAB/VARIANT=SEEN...: replay each variant's runs
+# for CHECK alone; each must fail it, its seen: line holding SEEN and its
+# hint: line HINT. Says what went otherwise.
+survivors_fail() {
+    local check=$1 hint=$2 a v bad="" log
+    shift 2
+    survivor_check() { replay_survivor_runs "${1%%=*}" "$check"; }
+    at_once survivor_check "$@"
+    for a in "$@"; do
+        v=${a%%=*} log="$BATS_TEST_TMPDIR/$v.log"
+        if ! tap_failed "$(tap_of "$v")" "$check"; then
+            bad+=$'\n'"$v did not fail \"$check\":"$'\n'"$(sed 's/^/    /' "$log")"
+        elif ! grep -qF -- "seen:     " "$log" || ! grep '^ *seen: ' "$log" | grep -qF -- "${a#*=}"; then
+            bad+=$'\n'"$v: its seen: line does not say \"${a#*=}\":"$'\n'"$(grep -E '^ *(expected|seen):' "$log")"
+        elif ! grep '^ *hint: ' "$log" | grep -qF -- "$hint"; then
+            bad+=$'\n'"$v: its hint does not say \"$hint\":"$'\n'"$(grep -E '^ *hint:' "$log")"
+        fi
+    done
+    echo "${bad:-$# survivors fail \"$check\" and say why}"
+    [ -z "$bad" ]
+}
+
+# solutions_pass LAB [CHECK]: both recorded runs of the solution pass CHECK
+# (every check without one)
+solutions_pass() {
+    local v bad=""
+    for v in solution solution-2; do
+        replay_survivor_runs "$1/$v" ${2:+"$2"}
+        [ -s "$(tap_of "$1/$v")" ] && ! grep -q '^not ok' "$(tap_of "$1/$v")" ||
+            bad+=$'\n'"$1/$v:"$'\n'"$(cat "$BATS_TEST_TMPDIR/$1/$v.log")"
+    done
+    echo "${bad:-both recorded runs of the solution of $1 pass ${2:-every check}}"
+    [ -z "$bad" ]
+}
+
+# quick_or_all FIRST REST...: the quick run (make test) takes the first
+# argument only; make test-all all of them
+quick_or_all() { if kit_full; then printf '%s\n' "$@"; else printf '%s\n' "$1"; fi; }
+
+@test "lab 05: the printed times fail where an event or a sequential step left its place on the legacy default stream" {
+    local c="the printed times are the GPU's times between the events around each version"
+    solutions_pass 05-overlap "$c"
+    mapfile -t runs < <(quick_or_all \
+        "05-overlap/m-7caa913d=sequential run 1: the events around its H2D copy enclose 2 operations of its stream" \
+        "05-overlap/m-e335012d=sequential run 1: no event right before its H2D copy on its stream (the legacy default stream), one right after it" \
+        "05-overlap/m-c44fe9c2=sequential run 1: no event right before its H2D copy on its stream (stream 29, per-thread), none right after it" \
+        "05-overlap/m-ed61e26e=sequential run 1: the events around its kernel enclose 2 operations of its stream" \
+        "05-overlap/m-2c10cc50=sequential run 1: no event right before its D2H copy on its stream (stream 29, per-thread), none right after it" \
+        "05-overlap/m-e56c863a=sequential run 1: the events around its D2H copy enclose 2 operations of its stream" \
+        "05-overlap/m-e335012d.2=pipelined run 1: 49 operations ran between the events around it, 48 of them its own; an event recorded in its range went to stream 29, not the legacy default stream" \
+        "05-overlap/m-bd6e37fb.2=pipelined run 1: 49 operations ran between the events around it, 48 of them its own" \
+        "05-overlap/m-5df2a4be=sequential run 1: the events around its H2D copy enclose 2 operations of its stream" \
+        "05-overlap/m-21b98495=sequential run 1: the events around its kernel enclose 2 operations of its stream" \
+        "05-overlap/m-571c0bad=sequential run 1: the events around its D2H copy enclose 2 operations of its stream" \
+        "05-overlap/m-693481a7=sequential run 1: no event right before its H2D copy on its stream (the legacy default stream), one right after it" \
+        "05-overlap/m-f4f378cd=sequential run 1: the events around its H2D copy enclose 2 operations of its stream" \
+        "05-overlap/m-1f10c95c=sequential run 1: the events around its kernel enclose 2 operations of its stream" \
+        "05-overlap/m-c815dcd4=pipelined run 1: 49 operations ran between the events around it, 48 of them its own")
+    survivors_fail "$c" "keep the given run_sequential() and run_pipelined() as they are" "${runs[@]}"
+    kit_full || echo "(14 more survivors: make test-all)"
+}
+
+# gpu_sequence TRACE (lab 05): what the GPU did, in order: each copy, kernel,
+# memset and event stamp by its kind, direction, bytes and the kind of its
+# stream, in the order they started; the chunks of a pipelined run (or of
+# the other order's), whose order among the streams the solution leaves to
+# the GPU, as one set.
+LAB05_SEQUENCE='
+import gzip, os, sys
+def rows(path):
+    f = gzip.open(path + ".gz", "rt") if os.path.exists(path + ".gz") else open(path)
+    with f:
+        return [l.rstrip("\n").split("\t") for l in f]
+def sequence(path):
+    r = rows(path)
+    d = 0 if r[0][0].split()[-1] == "1" else 1
+    kind, recs, ranges = {}, [], []
+    for x in r:
+        if x[0] == "stream":
+            kind[x[1]] = x[2]
+        elif x[0] == "nvtx" and x[4] in ("pipelined", "other_order"):
+            ranges.append((int(x[1]), int(x[2])))
+        elif x[0] in ("copy", "kernel", "memset"):
+            s = kind.get(x[3 + d], "unknown")
+            f = x[4 + d:]
+            what = {"copy": ("copy", f[0], f[1]), "kernel": ("kernel", f[-1]), "memset": ("memset", f[0])}[x[0]]
+            recs.append((int(x[1]), int(x[2]), what + (s,)))
+        elif x[0] == "event":
+            recs.append((int(x[1]), int(x[1]), ("event", kind.get(x[2 + d], "unknown"))))
+    out, block = [], []
+    for t0, t1, what in sorted(recs):
+        if what[-1] == "created" and any(a <= t0 <= b for a, b in ranges):
+            block.append(what)
+            continue
+        if block:
+            out.append(("chunks",) + tuple(sorted(block)))
+            block = []
+        out.append(what)
+    if block:
+        out.append(("chunks",) + tuple(sorted(block)))
+    return out
+'
+
+# LAB05_SAME (after LAB05_SEQUENCE), FIX/05-overlap MUTANT...: each
+# mutant's runs have the sequence of both solution runs; else what differs
+LAB05_SAME='
+fix, bad = sys.argv[1], []
+for m in sys.argv[2:]:
+    for run in ("main", "breadth", "uneven"):
+        a, b, c = (sequence(os.path.join(fix, v, run + ".trace")) for v in ("solution", "solution-2", m))
+        if a != b:
+            bad.append("%s: the two solution runs differ" % run)
+        elif c != a:
+            i = next(i for i in range(min(len(a), len(c)) + 1) if i == len(a) or i == len(c) or a[i] != c[i])
+            bad.append("%s %s: record %d is %s, the solution has %s" % (m, run, i, c[i:i + 1], a[i:i + 1]))
+print("\n".join(bad) or "%d survivors: the same sequence in each run" % (len(sys.argv) - 2))
+sys.exit(1 if bad else 0)
+'
+
+# listed LAB PROOF: the variants equivalent/LAB.tsv lists with that PROOF
+listed() {
+    awk -F'\t' -v p="$2" '$2 == p { print $1 }' "$KIT_ROOT/checker/tests/mutate/equivalent/$1.tsv"
+}
+
+# all_checks_pass LAB/VARIANT...: each variant's runs replayed through every
+# check of its lab: none fails. Says which did.
+all_checks_pass() {
+    local v bad=""
+    at_once replay_survivor_runs "$@"
+    for v in "$@"; do
+        [ -s "$(tap_of "$v")" ] && ! grep -q '^not ok' "$(tap_of "$v")" ||
+            bad+=$'\n'"$v fails a check:"$'\n'"$(sed 's/^/    /' "$BATS_TEST_TMPDIR/$v.log")"
+    done
+    echo "${bad:-$# variants pass every check}"
+    [ -z "$bad" ]
+}
+
+@test "lab 05: the GPU ran the same work as the solution, in the same order but for the chunks of each pipelined run, and every check passes" {
+    local mids
+    mids=$(listed 05-overlap "$BATS_TEST_DESCRIPTION")
+    [ -n "$mids" ]
+    run -0 python3 -c "$LAB05_SEQUENCE$LAB05_SAME" "$FIX/05-overlap" $mids
+    echo "$output"
+    all_checks_pass $(quick_or_all $(sed 's|^|05-overlap/|' <<<"$mids"))
+}
+
 # ---------------------------------------------------------------- 06-lifetime
 
 # ---------------------------------------------------------------- 07-default-streams
