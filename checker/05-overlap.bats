@@ -309,6 +309,178 @@ streams_of() {
     done
 }
 
+# seq_steps RUN: each step of each sequential run of RUN with the CUDA events
+# around it on its stream, a line each: "K STEP STREAM FROM TO WINDOW INSIDE"
+# (K: the run, 1 on; STEP: H2D, kernel or D2H; FROM TO WINDOW INSIDE as
+# events_around prints them, "-" where there is no event). A step belongs to
+# the run whose NVTX range it started in.
+seq_steps() {
+    { tq "$1" list nvtx:sequential | sed 's/^/R\t/'; tq "$1" events gpu | sed 's/^/G\t/'; } |
+    awk -F'\t' '
+        $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
+        $5 == "kernel" || ($5 == "copy" && ($7 == "H2D" || $7 == "D2H")) {
+            for (i = 1; i <= n; i++)
+                if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
+            if (i > n) next
+            print i, ($5 == "kernel" ? "kernel" : $7), $6, $(NF - 3), $(NF - 2), $(NF - 1), $NF
+        }'
+}
+
+# pipe_brackets RUN: for each pipelined run of RUN, the events of the legacy
+# default stream right before its first operation and right after its last,
+# a line each: "K FROM TO OPS ENCLOSED" (ms; "-" where there is none; OPS:
+# the operations that started in its NVTX range; ENCLOSED: the operations of
+# any stream that ran between the two events).
+pipe_brackets() {
+    { tq "$1" list nvtx:pipelined | sed 's/^/R\t/'
+      tq "$1" list event --stream default | sed 's/^/E\t/'
+      tq "$1" list gpu | sed 's/^/G\t/'; } |
+    awk -F'\t' '
+        $1 == "R" { n++; rs[n] = $2 + 0; re[n] = $3 + 0; next }
+        $1 == "E" { ne++; ev[ne] = $2 + 0; next }
+        $1 == "G" && $5 != "event" { ng++; gs[ng] = $2 + 0; ge[ng] = $3 + 0 }
+        END {
+            for (i = 1; i <= n; i++) {
+                lo = ""; hi = ""; ops = 0
+                for (g = 1; g <= ng; g++) {
+                    if (gs[g] < rs[i] || gs[g] > re[i]) continue
+                    ops++
+                    if (lo == "" || gs[g] < lo) lo = gs[g]
+                    if (hi == "" || ge[g] > hi) hi = ge[g]
+                }
+                from = "-"; to = "-"
+                for (e = 1; e <= ne; e++) {
+                    if (lo != "" && ev[e] <= lo && (from == "-" || ev[e] > from)) from = ev[e]
+                    if (hi != "" && ev[e] >= hi && (to == "-" || ev[e] < to)) to = ev[e]
+                }
+                inside = 0
+                for (g = 1; g <= ng; g++)
+                    if ((from == "-" || ge[g] > from) && (to == "-" || gs[g] < to)) inside++
+                printf "%d %s %s %d %d\n", i, from, to, ops, inside
+            }
+        }'
+}
+
+# TIMING_HINT: what the printed times need, for the hint of the check below
+TIMING_HINT="keep the given run_sequential() and run_pipelined() as they are: each records its events on the legacy default stream (0), the sequential version one right before and one right after each step (ev[0] to ev[3]), the pipelined version one before and one after the whole pipeline (the created streams wait for what is before it there, and what comes after it waits for all of them); seq_h2d_ms, seq_kernel_ms, seq_d2h_ms and so bound_ms are read from those events"
+
+# span_of LO HI: streamtrace's words for the time from LO to HI (ms), a
+# twentieth of it more on either side (a drawing of what a check judged)
+span_of() { awk -v a="$1" -v b="$2" 'BEGIN { m = (b - a) / 20; if (m < 0.01) m = 0.01
+    printf "--from\n%.3f\n--to\n%.3f\n", (a - m < 0 ? 0 : a - m), b + m }'; }
+
+# timing_events RUN: the events that time each version of RUN enclose what
+# they time: each sequential step alone on its stream, between an event
+# right before it and one right after it; each pipelined run's work and
+# nothing else between two events of the legacy default stream. A structure:
+# the same in every run of a program.
+timing_events() {
+    local run=$1 steps brackets bad k lo hi a b win=()
+    steps=$(seq_steps "$run") brackets=$(pipe_brackets "$run")
+    [ -n "$steps" ] && [ -n "$brackets" ] || { say_fail "NVTX ranges \"sequential\" and \"pipelined\" with GPU work in them" \
+        "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:pipelined) pipelined" \
+        "keep run_sequential() and run_pipelined() as given"; return 1; }
+    # "K FROM TO why" of the first sequential step that is not so
+    bad=$(awk -v kinds="$(tq "$run" streams gpu | awk '{ printf "%s=%s ", $1, $2 }')" '
+        BEGIN { split(kinds, x, " "); for (i in x) { split(x[i], y, "="); kind[y[1]] = y[2] } }
+        function step(s) { return s == "kernel" ? "kernel" : s " copy" }
+        { n[$1 " " $2]++; k = $1 }
+        !bad && ($4 == "-" || $5 == "-") {
+            w = kind[$3] == "default" ? "the legacy default stream" : "stream " $3 ", " (kind[$3] == "" ? "unknown" : kind[$3])
+            bad = $1 " " $4 " " $5 " sequential run " $1 ": " ($4 == "-" ? "no event" : "an event") " right before its " step($2) \
+                " on its stream (" w "), " ($5 == "-" ? "none" : "one") " right after it"
+        }
+        !bad && $7 != "-" && $7 != 1 {
+            bad = sprintf("%d %s %s sequential run %d: the events around its %s enclose %d operations of its stream, %.4g ms apart",
+                $1, $4, $5, $1, step($2), $7, $6)
+        }
+        END {
+            for (i = 1; i <= k && !bad; i++)
+                if (n[i " H2D"] != 1 || n[i " kernel"] != 1 || n[i " D2H"] != 1)
+                    bad = sprintf("%d - - sequential run %d: %d H2D copies, %d kernels, %d D2H copies",
+                        i, i, n[i " H2D"], n[i " kernel"], n[i " D2H"])
+            print bad
+        }' <<<"$steps")
+    if [ -n "$bad" ]; then
+        read -r k lo hi bad <<<"$bad"
+        read -r a b <<<"$(tq "$run" list nvtx:sequential | sed -n "${k}p" | cut -f 1,2)"
+        read -r lo hi <<<"$(awk -v a="$a" -v b="$b" -v l="$lo" -v h="$hi" 'BEGIN {
+            if (l != "-" && l + 0 < a + 0) a = l; if (h != "-" && h + 0 > b + 0) b = h; print a, b }')"
+        mapfile -t win < <(span_of "$lo" "$hi")
+        draw_on_fail "$run" "${win[@]}"
+        say_fail "each step of the sequential version alone between two events of its stream, one right before it and one right after it" \
+            "$bad" "$TIMING_HINT"
+        return 1
+    fi
+    # "K FROM TO why" of the first pipelined run that is not so
+    bad=$(awk '
+        !bad && ($2 == "-" || $3 == "-") {
+            bad = $1 " " $2 " " $3 " pipelined run " $1 ": " ($2 == "-" ? "no event of the legacy default stream before its first operation" : "") \
+                ($2 == "-" && $3 == "-" ? ", " : "") ($3 == "-" ? "no event of the legacy default stream after its last operation" : "")
+        }
+        !bad && $5 != $4 {
+            bad = sprintf("%d %s %s pipelined run %d: %d operations ran between the events around it, %d of them its own",
+                $1, $2, $3, $1, $5, $4)
+        }
+        END { print bad }' <<<"$brackets")
+    if [ -n "$bad" ]; then
+        local others
+        read -r k lo hi bad <<<"$bad"
+        others=$(tq "$run" list event --window "nvtx:pipelined#$k" |
+            awk -F'\t' -v d="$(tq "$run" meta default_stream)" '$5 != d && !seen[$5]++ { printf "%s%s", (n++ ? ", " : ""), $5 }')
+        [ -z "$others" ] || bad+="; an event recorded in its range went to stream $others, not the legacy default stream"
+        read -r a b <<<"$(tq "$run" list nvtx:pipelined | sed -n "${k}p" | cut -f 1,2)"
+        read -r lo hi <<<"$(awk -v a="$a" -v b="$b" -v l="$lo" -v h="$hi" 'BEGIN {
+            if (l != "-" && l + 0 < a + 0) a = l; if (h != "-" && h + 0 > b + 0) b = h; print a, b }')"
+        mapfile -t win < <(span_of "$lo" "$hi")
+        draw_on_fail "$run" "${win[@]}"
+        say_fail "the pipelined run, and nothing else, between two events of the legacy default stream: one right before its first operation, one right after its last" \
+            "$bad" "$TIMING_HINT"
+        return 1
+    fi
+}
+
+# printed_times RUN: the sequential and pipelined times RUN printed are the
+# GPU's times between the events around each version (timing_events), the
+# best of its runs each.
+printed_times() {
+    local run=$1 steps brackets fig v t s what
+    timing_events "$run" || return 1
+    steps=$(seq_steps "$run") brackets=$(pipe_brackets "$run")
+    draw_on_fail "$run" "${LAST[@]}"
+    for fig in seq_ms seq_h2d_ms seq_kernel_ms seq_d2h_ms pipe_ms; do
+        v=$(need_figure "$run" "$fig") || return 1
+        case $fig in
+            seq_ms)
+                what="the first and the last event of a sequential run"
+                t=$(awk '$2 == "H2D" { a[$1] = $4 } $2 == "D2H" { b[$1] = $5 }
+                    END { for (i in a) if (i in b && (m == "" || b[i] - a[i] < m)) m = b[i] - a[i]; print m }' <<<"$steps") ;;
+            pipe_ms)
+                what="the events around a pipelined run"
+                t=$(awk 'm == "" || $3 - $2 < m { m = $3 - $2 } END { print m }' <<<"$brackets") ;;
+            *)
+                s=${fig#seq_} && s=${s%_ms}
+                case $s in h2d) s=H2D ;; d2h) s=D2H ;; esac
+                what="the events around the $s$([ "$s" = kernel ] || echo " copy") of a sequential run"
+                t=$(awk -v s="$s" '$2 == s && (m == "" || $6 < m) { m = $6 } END { print m }' <<<"$steps") ;;
+        esac
+        kept_time "$fig" "$v" "$t"
+        same_gpu_time "$v" "$t" || { say_fail \
+            "$fig = the GPU's time between $what, $(fmt "$t") ms, the best of the runs (within 0.5% + 0.1 ms)" \
+            "$fig = $v" "$TIMING_HINT"; return 1; }
+    done
+}
+
+# The events are a structure, judged on the first run; the printed times
+# are two stamps of each event, which a switch to another program between
+# them can put apart: they may look at up to 2 more runs (second_chance).
+@test "the printed times are the GPU's times between the events around each version" {
+    need_run main
+    need_trace main
+    timing_events main || return 1
+    second_chance main printed_times
+}
+
 @test "the depth-first pipeline comes close to the stage bound" {
     need_run main
     need_trace main

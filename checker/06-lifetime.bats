@@ -237,6 +237,184 @@ your_run() {
         "cudaDeviceSynchronize makes the host wait for the work of every stream: wait for the one event that marks what you need"
 }
 
+# on_legacy N: what scenario N queued on the legacy default stream (the NVTX
+# range "scenario N", until its GPU work is done), in words ("2 H2D copies,
+# 1 event"); nothing if nothing.
+on_legacy() {
+    local w=(--stream default --window "nvtx:scenario $1+gpu") sel n out=""
+    for sel in h2d d2h kernel memset event sync:stream sync:wait; do
+        n=$(tq main count "$sel" "${w[@]}")
+        [ "${n:-0}" -gt 0 ] || continue
+        case $sel in
+            h2d) sel="H2D cop$([ "$n" = 1 ] && echo y || echo ies)" ;;
+            d2h) sel="D2H cop$([ "$n" = 1 ] && echo y || echo ies)" ;;
+            kernel|memset|event) sel=$sel$([ "$n" = 1 ] || echo s) ;;
+            sync:stream) sel="wait$([ "$n" = 1 ] || echo s) for the stream (cudaStreamSynchronize)" ;;
+            sync:wait) sel="cudaStreamWaitEvent$([ "$n" = 1 ] || echo s)" ;;
+        esac
+        out+="${out:+, }$n $sel"
+    done
+    echo "$out"
+}
+
+# The scenarios' streams are made with cudaStreamCreate: blocking streams,
+# which the legacy default stream synchronizes with. Work, an event or a wait
+# put there orders a scenario by that barrier across all of its streams, not
+# by the event the scenario is about (and waiting for it waits for them all):
+# the plain and the stress run then verify for the wrong reason.
+@test "every scenario keeps its copies, kernels, events and waits off the legacy default stream" {
+    need_run main
+    need_trace main
+    local sc what seen="" hint="" first=""
+    for sc in 1 2 3 4; do
+        [ -n "$(window "$sc")" ] || { seen+="${seen:+; }scenario $sc: no NVTX range in the trace"; continue; }
+        what=$(on_legacy "$sc")
+        [ -n "$what" ] || continue
+        seen+="${seen:+; }scenario $sc: $what"
+        [ -n "$first" ] || first=$sc
+        case $sc:$what in
+            4:*event*) hint+=" Record ev_used[j] on s_comp, the stream of the kernel that reads the scratch (TODO 4)." ;;
+            [12]:*cudaStreamSynchronize*) hint+=" Wait for the event of what you need, not for stream 0 (TODO $sc)." ;;
+        esac
+        [ "$(tq main count api:cudaMemcpy --window "nvtx:scenario $sc")" = 0 ] ||
+            hint+=" In scenario $sc, cudaMemcpy (without Async) is a copy on the legacy default stream that makes the host wait: keep it cudaMemcpyAsync on the scenario's stream."
+    done
+    [ -z "$first" ] || draw_on_fail main --window "nvtx:scenario $first+gpu"
+    [ -z "$seen" ] || say_fail "nothing of any scenario on the legacy default stream (stream 0): each keeps to the streams it created" \
+        "$seen" \
+        "the legacy default stream synchronizes with every blocking stream (CUDA Runtime API, \"Stream synchronization behavior\"): work put there waits for all their earlier work, and their later work waits for it, so a scenario is then ordered by that barrier across all its streams, not by the one event it needs, and a wait on it waits for the work of every stream. Keep each call on the stream the given code names.$hint"
+}
+
+# balance: for each scenario, the memory it allocated that it did not give
+# back, in words ("scenario 3: 3 cudaMallocHost, 2 cudaFreeHost"), a line
+# each; nothing when each was given back. A call belongs to the scenario
+# whose NVTX range it is in or next to: an allocation to the first range that
+# ends after it, a free to the last range that starts before it.
+balance() {
+    { tq main list nvtx | awk -F'\t' '$6 ~ /^scenario [1-4]$/' | sed 's/^/R\t/'
+      tq main list api | sed 's/^/A\t/'; } | awk -F'\t' '
+        $1 == "R" { n++; rs[n] = $2 + 0; re[n] = $3 + 0; sc[n] = substr($7, 10); next }
+        $7 == "cudaMalloc" || $7 == "cudaFree" || $7 == "cudaMallocHost" || $7 == "cudaHostAlloc" ||
+        $7 == "cudaFreeHost" || $7 == "cudaMallocAsync" || $7 == "cudaFreeAsync" ||
+        $7 == "cudaHostRegister" || $7 == "cudaHostUnregister" { na++; at[na] = $2 + 0; an[na] = $7 }
+        END {
+            # kind: the allocation and its free, as the program calls them
+            pair["cudaMalloc"] = 1; pair["cudaFree"] = -1
+            pair["cudaMallocHost"] = 2; pair["cudaHostAlloc"] = 2; pair["cudaFreeHost"] = -2
+            pair["cudaMallocAsync"] = 3; pair["cudaFreeAsync"] = -3
+            pair["cudaHostRegister"] = 4; pair["cudaHostUnregister"] = -4
+            split("cudaMalloc cudaMallocHost cudaMallocAsync cudaHostRegister", aname, " ")
+            split("cudaFree cudaFreeHost cudaFreeAsync cudaHostUnregister", fname, " ")
+            for (a = 1; a <= na; a++) {
+                p = pair[an[a]]; s = 0
+                if (p > 0) { for (i = 1; i <= n; i++) if (re[i] >= at[a]) { s = i; break } }
+                else for (i = n; i >= 1; i--) if (rs[i] <= at[a]) { s = i; break }
+                c[s, p < 0 ? -p : p, p < 0 ? "f" : "a"]++
+            }
+            for (i = 1; i <= n; i++) {
+                out = ""
+                for (k = 1; k <= 4; k++)
+                    if (c[i, k, "a"] + 0 != c[i, k, "f"] + 0)
+                        out = out (out == "" ? "" : ", ") (c[i, k, "a"] + 0) " " aname[k] ", " (c[i, k, "f"] + 0) " " fname[k]
+                if (out != "") print "scenario " sc[i] ": " out
+            }
+        }'
+}
+
+# The lesson of the lab is a buffer's whole life: it outlives the work that
+# uses it, and is given back once that work is done. A buffer never given
+# back outlives everything: the stress tool then has no free to hold against
+# the work, and scenario 4 no scratch going back to the pool at all.
+@test "every scenario gives back the memory it allocated" {
+    need_run main
+    need_trace main
+    local left hint="keep the given frees: each buffer goes back once the stream is done with it (cudaFree for cudaMalloc, cudaFreeHost for cudaMallocHost, not free())."
+    left=$(balance)
+    [ -n "$left" ] || return 0
+    grep -q '^scenario 3: .*cudaFreeHost' <<<"$left" &&
+        hint+=" In scenario 3, free h_keys with cudaFreeHost after the cudaStreamSynchronize at its end (TODO 3)."
+    grep -q '^scenario 4: .*cudaFreeAsync' <<<"$left" &&
+        hint+=" In scenario 4, the fix is to order cudaFreeAsync(d_tmp[j], s_prep) after the kernel (TODO 4), not to leave it out: every chunk's scratch would then stay out of the pool."
+    draw_on_fail main --window "nvtx:$(head -n 1 <<<"$left" | cut -d : -f 1)+gpu"
+    say_fail "as many frees as allocations in every scenario, of each kind" \
+        "$(tr '\n' ';' <<<"$left" | sed 's/;$//; s/;/; /g')" "$hint"
+}
+
+# kernel_orders: for each chunk of scenarios 1, 2 and 4 (the Kth kernel and
+# the Kth H2D copy queued in the scenario's NVTX range), whether the kernel
+# was queued behind its copy: "N K ok", or "N K no KSTREAM CSTREAM". Ordered
+# (as CUDA promises it, from the order of the calls): on the copy's stream;
+# either of them on the legacy default stream and the other on a blocking
+# stream, or some work of the legacy stream queued between them; an event
+# recorded on the copy's stream after the copy, then a cudaStreamWaitEvent
+# of the kernel's stream before the kernel; or a host wait between the two
+# calls that returned after the copy had ended.
+kernel_orders() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "stream" { nb[$2] = (d && $5 == "non-blocking") }
+        $1 == "meta" && $2 == "default_stream" { legacy = $3 }
+        $1 == "nvtx" && $5 ~ /^scenario [124]$/ { s = substr($5, 10); rs[s] = t($2); re[s] = t($3) }
+        $1 == "api" { na++; as[na] = t($2); ae[na] = t($3); ac[na] = $5; an[na] = $6 }
+        $1 == "copy" { what[$NF] = ($(5 + d) == "H2D" ? "h2d" : "copy"); str[$NF] = $(4 + d); gend[$NF] = t($3) }
+        $1 == "kernel" { what[$(7 + d)] = "kernel"; str[$(7 + d)] = $(4 + d) }
+        $1 == "memset" { what[$NF] = "memset"; str[$NF] = $(4 + d) }
+        $1 == "event" { what[$NF] = "event"; str[$NF] = $(3 + d) }
+        $1 == "sync" && $(5 + d) == "wait" { what[$NF] = "wait"; str[$NF] = $(4 + d) }
+        function blocking(x) { return x != legacy && !nb[x] }
+        END {
+            for (i = 2; i <= na; i++)           # the calls in the order they were made
+                for (j = i; j > 1 && as[j] < as[j - 1]; j--) {
+                    x = as[j]; as[j] = as[j - 1]; as[j - 1] = x; x = ae[j]; ae[j] = ae[j - 1]; ae[j - 1] = x
+                    x = ac[j]; ac[j] = ac[j - 1]; ac[j - 1] = x; x = an[j]; an[j] = an[j - 1]; an[j - 1] = x
+                }
+            for (s = 1; s <= 4; s++) {
+                if (!(s in rs)) continue
+                nc = 0; nk = 0
+                for (i = 1; i <= na; i++) {
+                    if (as[i] < rs[s] || as[i] > re[s]) continue
+                    if (what[ac[i]] == "h2d") cp[++nc] = i
+                    if (what[ac[i]] == "kernel") kp[++nk] = i
+                }
+                for (k = 1; k <= nk && k <= nc; k++) {
+                    c = cp[k]; q = kp[k]; cs = str[ac[c]]; ks = str[ac[q]]
+                    ok = cs == ks || (cs == legacy && blocking(ks)) || (ks == legacy && blocking(cs))
+                    rec = 0
+                    for (p = c + 1; p < q && !ok; p++) {
+                        w = what[ac[p]]; ps = str[ac[p]]
+                        if (w != "" && ps == legacy && blocking(cs) && blocking(ks)) ok = 1
+                        if (w == "event" && (ps == cs || (ps == legacy && blocking(cs)))) rec = 1
+                        if (w == "wait" && rec && (ps == ks || (ps == legacy && blocking(ks)))) ok = 1
+                        if (an[p] ~ /Synchronize$/ && ae[p] >= gend[ac[c]]) ok = 1
+                    }
+                    print s, k, (ok ? "ok" : "no " ks " " cs)
+                }
+            }
+        }' "$RUNS/main.trace"
+}
+
+# Work on two streams runs in no order unless the program orders it. A kernel
+# queued with nothing ordering it after the copy of its chunk reads whatever
+# is there when it starts: it is right only when the copy won the race, as
+# it does in most runs (the stress tool holds work back, it does not run a
+# kernel before a copy queued ahead of it).
+@test "each chunk's kernel is queued behind the copy that brings its chunk" {
+    need_run main
+    need_trace main
+    local bad sc k ks cs hint
+    bad=$(kernel_orders | awk '$3 == "no"' | head -n 1)
+    [ -n "$bad" ] || return 0
+    read -r sc k _ ks cs <<<"$bad"
+    case $sc in
+        1) hint="keep the given cudaStreamWaitEvent(s_comp, ev_staged[b], 0) right before scramble(): it makes the compute stream wait for the event recorded behind the chunk's copy" ;;
+        4) hint="keep the given cudaStreamWaitEvent(s_comp, ev_ready[j], 0) right before scramble(): it makes the compute stream wait for the event recorded behind the chunk's copy" ;;
+        *) hint="keep each half's copy, kernel and copy back on that half's stream s[h]" ;;
+    esac
+    draw_on_fail main --window "nvtx:scenario $sc+gpu"
+    say_fail "each chunk's kernel queued behind its copy: on the copy's stream, or after cudaStreamWaitEvent made its stream wait for an event recorded behind the copy" \
+        "scenario $sc: the kernel of $([ "$sc" = 2 ] && echo half || echo chunk) $((k - 1)) (stream $ks) was queued with nothing ordering it after its copy (stream $cs)" \
+        "$hint; work on different streams may run in any order, and without it the kernel may read its input before the copy has landed (a run can win that race)"
+}
+
 @test "a bad option is refused with usage and exit status 2" {
     check_usage badopt --frobnicate
 }
