@@ -59,6 +59,184 @@ PY
 # ---------------------------------------------------------------- 06-lifetime
 
 # ---------------------------------------------------------------- 07-default-streams
+#
+# Helpers of the sections of labs 07, 08 and 09 (they would serve any lab).
+
+# survivor_replay LAB VARIANT CHECK: replay the recorded run `main` of
+# fixtures/mutate/LAB/VARIANT (m-ID, solution, solution-2) through LAB's
+# checker, the check CHECK alone. replay-prog reads r.rc, r.out, r.err,
+# r.trace and seed: made here from main.rc, main.out.gz, main.err.gz (an
+# empty one where there is none) and main.trace.gz, and mutate.py's SEED,
+# which every run of make mutate gets. Its TAP: tap_of LAB/VARIANT; what
+# the checker printed, $BATS_TEST_TMPDIR/LAB/VARIANT.log, is shown.
+survivor_replay() {
+    local f="$FIX/$1/$2" d="$BATS_TEST_TMPDIR/rec/$1/$2" x
+    mkdir -p "$d"
+    cp "$f/main.rc" "$d/r.rc"
+    for x in out err trace; do
+        if [ -f "$f/main.$x.gz" ]; then gunzip -c "$f/main.$x.gz" >"$d/r.$x"; else : >"$d/r.$x"; fi
+    done
+    sed -n "s/^SEED = '\([0-9]*\)'.*/\1/p" "$MUTATE" >"$d/seed"
+    REPLAY_DIR="$d" replay_check "$1/$2" "$3"
+    echo "--- $1/$2"
+    cat "$BATS_TEST_TMPDIR/$1/$2.log"
+}
+
+# fail_with LAB CHECK HINT VARIANT...: each recorded run fails CHECK, and
+# its hint matches HINT (grep -E, after "hint:").
+fail_with() {
+    local lab=$1 check=$2 hint=$3 v bad=""
+    shift 3
+    for v in "$@"; do
+        survivor_replay "$lab" "$v" "$check"
+        tap_failed "$(tap_of "$lab/$v")" "$check" || { bad+=" $v(passed)"; continue; }
+        grep -Eq "hint: *$hint" "$BATS_TEST_TMPDIR/$lab/$v.log" || bad+=" $v(hint)"
+    done
+    echo "wrong:${bad:- none}"
+    [ -z "$bad" ]
+}
+
+# pass_all LAB CHECK VARIANT...: each recorded run passes CHECK.
+pass_all() {
+    local lab=$1 check=$2 v
+    shift 2
+    for v in "$@"; do
+        survivor_replay "$lab" "$v" "$check"
+        grep -qxF "ok 1 $check" "$(tap_of "$lab/$v")" || { echo "$v does not pass: $check"; return 1; }
+    done
+}
+
+# same_calls LAB MODE m-ID...: each mutant's recorded run made the
+# solution's runtime calls, thread by thread, in the same order, each
+# queuing the same work on the same streams (mutate.py's normalize_trace,
+# equal in the solution's two runs), printed the same but for its times
+# (same_output) and exited as it did -- but for what MODE allows:
+#   frees    fewer calls that give memory back (cudaFree, cudaFreeHost: one
+#            deleted in a loop is missing once a turn), the others in order
+#   given2   (lab 07) in the NVTX ranges "worker" whose every copy and
+#            kernel ran on the legacy default stream (the round trips of
+#            part 2's given version): a cudaMemcpy
+#            where the solution has a cudaMemcpyAsync on that stream, or a
+#            cudaDeviceSynchronize where it has cudaStreamSynchronize(0)
+#   current  (lab 09) the cudaSetDevice and cudaGetLastError calls, and so
+#            the GPU current at a call, which the record of a wait carries;
+#            and no kernel was launched while another GPU than its
+#            stream's was current (the trace's `current` lines)
+same_calls() {
+    python3 - "$MUTATE" "$FIX" "$KIT_ROOT/checker/trace/streamtrace" "$@" <<'PY'
+import os, re, subprocess, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import mutate as M
+fix, st, lab, mode, mids = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+sol = [os.path.join(fix, lab, v, 'main') for v in ('solution', 'solution-2')]
+SYNC_DEV = re.compile(r'(\| sync [^|]*?) dev \d+')
+
+def calls(prefix):
+    lines = M.normalize_trace(prefix + '.trace')
+    if mode == 'current':
+        lines = [SYNC_DEV.sub(r'\1', l) for l in lines
+                 if l.strip() not in ('cudaSetDevice', 'cudaGetLastError')]
+    if mode == 'given2':        # the round trips of part 2's given version
+        out, seg = [], None
+        for l in lines:
+            if l.strip() == '[ worker':
+                seg = []
+            if seg is None:
+                out.append(l)
+                continue
+            seg.append(l)
+            if l.strip() == '] worker':
+                work = [x for x in seg if re.search(r'\| (copy|kernel|memset) ', x)]
+                if work and all(' on default1 dev ' in x for x in work):
+                    seg = [re.sub(r'^(\s*)cudaMemcpy \| (copy \S+ \S+ \S+) async=0', r'\1cudaMemcpyAsync | \2 async=1', x)
+                           .replace('cudaDeviceSynchronize | sync context on - dev', 'cudaStreamSynchronize | sync stream on default1 dev')
+                           for x in seg]
+                out += seg
+                seg = None
+        lines = out + (seg or [])
+    # thread by thread, whatever order normalize_trace put them in
+    blocks = []
+    for l in lines:
+        if l.startswith('thread') or not blocks:
+            blocks.append([])
+        else:
+            blocks[-1].append(l)
+    return [l for b in sorted(blocks) for l in ['thread'] + b]
+
+bad, s0 = [], calls(sol[0])
+assert s0 == calls(sol[1]), 'the solution\'s two runs differ'
+for mid in mids:
+    m = os.path.join(fix, lab, mid, 'main')
+    c = calls(m)
+    if mode == 'frees':
+        gone = [l for l in s0 if l.strip() in ('cudaFree', 'cudaFreeHost')]
+        left = [l for l in c if l.strip() in ('cudaFree', 'cudaFreeHost')]
+        it = iter(gone)
+        ok = len(left) < len(gone) and all(x in it for x in left) and \
+            [l for l in c if l.strip() not in M.RELEASES] == [l for l in s0 if l.strip() not in M.RELEASES]
+    else:
+        ok = c == s0
+    if not ok:
+        bad.append('%s: its calls differ: %s' % (mid, ' | '.join(
+            x.strip() for x in list(__import__('difflib').unified_diff(s0, c, n=0, lineterm=''))[2:8])))
+    if not M.same_output(*(M.normalize_output(p + '.out') for p in sol + [m])):
+        bad.append('%s: its output differs' % mid)
+    if M.read1(m + '.rc') != M.read1(sol[0] + '.rc'):
+        bad.append('%s: its exit status differs' % mid)
+    if mode == 'current':
+        import tempfile
+        with tempfile.NamedTemporaryFile('w', suffix='.trace') as t:
+            t.write(M.open_run(m + '.trace').read())
+            t.flush()
+            off = subprocess.run([st, 'query', t.name, 'count', 'kernel', '--current', 'other'],
+                                 capture_output=True, text=True).stdout.strip()
+            known = subprocess.run([st, 'query', t.name, 'current', 'kernel'],
+                                   capture_output=True, text=True).stdout
+        if off != '0' or not known.strip():
+            bad.append('%s: kernels launched while another GPU was current: %s' % (mid, off or '?'))
+print('%d mutants, each the solution call for call but for: %s' % (len(mids), mode))
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+
+
+L07=07-default-streams
+
+@test "lab 07: the given kernels of part 1 and the given version of part 2 run elsewhere than the given code says in m-b3a6cc67, m-c05dd9d5, m-7c756bb1, m-0b59f314 and m-abca3d5b, which fail the check of the given streams; the solution's runs pass it" {
+    local check="the given launches and copies of parts 1 and 2 ran on the streams they name"
+    pass_all $L07 "$check" solution solution-2
+    fail_with $L07 "$check" "keep the given code as it is: part_kinds\(\) launches spin_legacy_kernel into stream 0 and spin_per_thread_kernel into cudaStreamPerThread" \
+        m-b3a6cc67 m-c05dd9d5 m-7c756bb1 m-0b59f314 m-abca3d5b
+    grep -q 'seen: *spin_per_thread_kernel on the legacy default stream (7)$' "$BATS_TEST_TMPDIR/$L07/m-b3a6cc67.log"
+    grep -q 'seen: *spin_per_thread_kernel on a created stream (13)$' "$BATS_TEST_TMPDIR/$L07/m-c05dd9d5.log"
+    grep -q 'seen: *part 2 as given: worker_kernel on a per-thread default stream (16), worker_kernel on a per-thread default stream (17)$' "$BATS_TEST_TMPDIR/$L07/m-7c756bb1.log"
+    grep -q 'seen: *part 2 as given: H2D copy on a per-thread default stream' "$BATS_TEST_TMPDIR/$L07/m-0b59f314.log"
+    grep -q 'seen: *part 2 as given: D2H copy on a per-thread default stream' "$BATS_TEST_TMPDIR/$L07/m-abca3d5b.log"
+}
+
+@test "lab 07: the waits deleted between the parts (m-9dd900eb.2, .3, .4) or at a part's end (m-9dd900eb), and a thread's wait moved above its copy back (m-f91413b2, m-4811e684), fail the check of the parts, the hint naming the wait; the solution's runs pass it" {
+    local check="each part began with the GPU idle and waited for all its work before it ended"
+    pass_all $L07 "$check" solution solution-2
+    fail_with $L07 "$check" "keep the given cudaDeviceSynchronize\(\) before each part as it is" \
+        m-9dd900eb.2 m-9dd900eb.3 m-9dd900eb.4
+    grep -q 'seen: *part2_legacy began at .* the last, the D2H copy on the legacy default stream (7), was queued at' "$BATS_TEST_TMPDIR/$L07/m-9dd900eb.2.log"
+    grep -q 'seen: *part2_per_thread began at .* the last, the memset on the legacy default stream (7)' "$BATS_TEST_TMPDIR/$L07/m-9dd900eb.3.log"
+    grep -q 'seen: *part3_pipeline began at .* the last, the memset on the legacy default stream (7)' "$BATS_TEST_TMPDIR/$L07/m-9dd900eb.4.log"
+    fail_with $L07 "$check" "keep the given cudaDeviceSynchronize\(\) after part 1's four launches" m-9dd900eb
+    grep -q 'seen: *part1_kinds ended at .* ms, and thread 1 did not wait for its last work in it, the spin_per_thread_kernel' "$BATS_TEST_TMPDIR/$L07/m-9dd900eb.log"
+    fail_with $L07 "$check" "keep round_trip_legacy\(\) as given: cudaStreamSynchronize\(0\) after the copy back" m-f91413b2
+    fail_with $L07 "$check" "wait after the last call of the round trip: .*\(TODO 3\)$" m-4811e684
+    grep -q 'seen: *part2_per_thread ended at .* did not wait for its last work in it, the D2H copy on a per-thread default stream' "$BATS_TEST_TMPDIR/$L07/m-4811e684.log"
+}
+
+@test "lab 07: a survivor that leaves out a free did all else the solution did, call for call, and printed the same" {
+    same_calls $L07 frees m-af53df8b m-0d829c30 m-2ddbf586 m-054460f8 m-90867298 m-1ee47c90
+}
+
+@test "lab 07: part 2's given version with a cudaMemcpy or a cudaDeviceSynchronize made the solution's calls on stream 0 otherwise, each thread's copies and kernel on the legacy default stream" {
+    same_calls $L07 given2 m-6fcaa1f8 m-2d8627e4 m-f286644e
+}
 
 # ---------------------------------------------------------------- 08-pytorch
 
