@@ -118,6 +118,10 @@ pass_all() {
 #            part 2's given version): a cudaMemcpy
 #            where the solution has a cudaMemcpyAsync on that stream, or a
 #            cudaDeviceSynchronize where it has cudaStreamSynchronize(0)
+#   waits    (lab 08) one wait (a ...Synchronize) left out, moved or made
+#            another; the calls that queue nothing and only ask (mutate.py's
+#            POLLS: PyTorch's cudaGetDevice, its caching allocator's
+#            cudaEventQuery, cudaGetLastError) are not compared
 #   current  (lab 09) the cudaSetDevice and cudaGetLastError calls, and so
 #            the GPU current at a call, which the record of a wait carries;
 #            and no kernel was launched while another GPU than its
@@ -136,6 +140,8 @@ def calls(prefix):
     if mode == 'current':
         lines = [SYNC_DEV.sub(r'\1', l) for l in lines
                  if l.strip() not in ('cudaSetDevice', 'cudaGetLastError')]
+    if mode == 'waits':
+        lines = [l for l in lines if l.strip().split(' |')[0] not in M.POLLS]
     if mode == 'given2':        # the round trips of part 2's given version
         out, seg = [], None
         for l in lines:
@@ -174,6 +180,10 @@ for mid in mids:
         it = iter(gone)
         ok = len(left) < len(gone) and all(x in it for x in left) and \
             [l for l in c if l.strip() not in M.RELEASES] == [l for l in s0 if l.strip() not in M.RELEASES]
+    elif mode == 'waits':
+        wait = lambda l: 'Synchronize |' in l
+        ok = [l for l in c if not wait(l)] == [l for l in s0 if not wait(l)] and \
+            len([l for l in s0 if wait(l)]) - len([l for l in c if wait(l)]) in (0, 1)
     else:
         ok = c == s0
     if not ok:
@@ -200,6 +210,51 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+
+# on_trace LAB VARIANT CODE: run the Python CODE on the recorded run `main`
+# of fixtures/mutate/LAB/VARIANT, after a prelude that reads its trace:
+#   api[CORR]    a runtime call: .start .end .thread .name
+#   recs         every copy, kernel and memset: .kind .start .end .dev
+#                .stream .corr .what (DIR of a copy, a kernel's name)
+#   evs          every event record: .time .stream .corr
+#   syncs[CORR]  the sync record of a call: .type .stream
+#   rng(NAME)    (START, END) of the first NVTX range NAME
+#   call(R)      the call that queued record R; waits(A, B): the calls named
+#                ...Synchronize that began in [A, B), in time order;
+#                queued(A, B): the records whose call began in [A, B)
+# Times are the trace's ns. CODE fails with an AssertionError.
+on_trace() {
+    python3 - "$MUTATE" "$FIX/$1/$2/main" "$3" <<'PY'
+import os, sys
+from types import SimpleNamespace as NS
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import mutate as M
+with M.open_run(sys.argv[2] + '.trace') as f:
+    rows = [l.rstrip('\n').split('\t') for l in f]
+d = 0 if rows[0][0].split()[-1] == '1' else 1
+api, recs, evs, syncs, ranges = {}, [], [], {}, {}
+for r in rows:
+    if r[0] == 'api':
+        api[r[4]] = NS(start=int(r[1]), end=int(r[2]), thread=r[3], name=r[5], corr=r[4])
+    elif r[0] == 'nvtx':
+        ranges.setdefault(r[4], []).append((int(r[1]), int(r[2])))
+    elif r[0] in ('copy', 'kernel', 'memset'):
+        corr = r[-1] if r[0] != 'kernel' else r[6 + d]
+        what = r[4 + d] if r[0] == 'copy' else r[-1] if r[0] == 'kernel' else 'memset'
+        recs.append(NS(kind=r[0], start=int(r[1]), end=int(r[2]), dev=r[3] if d else '0',
+                       stream=r[3 + d], corr=corr, what=what))
+    elif r[0] == 'event':
+        evs.append(NS(time=int(r[1]), stream=r[2 + d], corr=r[-1]))
+    elif r[0] == 'sync':
+        syncs[r[-1]] = NS(type=r[4 + d], stream=r[3 + d])
+rng = lambda name: sorted(ranges[name])[0]
+call = lambda rec: api[rec.corr]
+waits = lambda a, b: sorted((c for c in api.values() if c.name.endswith('Synchronize') and a <= c.start < b),
+                            key=lambda c: c.start)
+queued = lambda a, b: [x for x in recs if x.corr in api and a <= api[x.corr].start < b]
+exec(sys.argv[3])
+PY
+}
 
 L07=07-default-streams
 
@@ -239,5 +294,94 @@ L07=07-default-streams
 }
 
 # ---------------------------------------------------------------- 08-pytorch
+
+L08=08-pytorch
+
+@test "lab 08: the given torch.cuda.synchronize() calls deleted before a part or a case (m-19a5da5f.2, m-19a5da5f.4, m-97dcae92), or deleted or moved above the launch in case 2 (m-19a5da5f.6, m-dc2d5454.3), fail the check of the ranges' starts, the hint naming the wait; the solution's runs pass it" {
+    local check="each measured range starts with the GPU idle, but case 2's, as given"
+    pass_all $L08 "$check" solution solution-2
+    fail_with $L08 "$check" "keep part 1 as given: torch.cuda.synchronize\(\) between the two copies" m-19a5da5f.2
+    grep -q 'seen: *the range "pinned_copy" began at .* no wait covered: the last, an H2D copy on stream 7' "$BATS_TEST_TMPDIR/$L08/m-19a5da5f.2.log"
+    fail_with $L08 "$check" "keep part 2 as given: torch.cuda.synchronize\(\) before the range \"side_stream\"" m-19a5da5f.4
+    fail_with $L08 "$check" "keep part 3 as given: torch.cuda.synchronize\(\) before case 1" m-97dcae92
+    grep -q 'seen: *the range "sync_before" began at .* the last, a kernel on stream 7, queued at .* ms, ran on until' "$BATS_TEST_TMPDIR/$L08/m-97dcae92.log"
+    fail_with $L08 "$check" "keep case 2 as given: torch.cuda.synchronize\(\) after its launch, before t1" m-19a5da5f.6 m-dc2d5454.3
+    grep -q 'seen: *the range "sync_neither" began at .* the last, a kernel on stream 7, queued at .* ms, ran on until' "$BATS_TEST_TMPDIR/$L08/m-19a5da5f.6.log"
+}
+
+@test "lab 08: the pageable .to() made blocking (m-2c7372cb) fails the check of its non_blocking=True; the solution's runs pass it" {
+    local check="the .to() from pageable memory is given non_blocking=True: it makes no wait of its own"
+    pass_all $L08 "$check" solution solution-2
+    fail_with $L08 "$check" "keep part 1's pageable copy as given: pageable.to\(DEVICE, non_blocking=True\)" m-2c7372cb
+    grep -q 'seen: *cudaStreamSynchronize$' "$BATS_TEST_TMPDIR/$L08/m-2c7372cb.log"
+}
+
+@test "lab 08: a torch.cuda.synchronize() left out or moved where nothing had been queued since the last wait changed nothing else: the same calls, and the work before it waited for" {
+    same_calls $L08 waits m-19a5da5f m-dc2d5454 m-dc2d5454.2
+    local v r
+    for v in m-19a5da5f:pageable_copy m-dc2d5454:pageable_copy m-dc2d5454.2:side_stream; do
+        r=${v#*:} v=${v%%:*}
+        echo "$v before $r"
+        on_trace $L08 "$v" "
+a = rng('$r')[0]
+w = waits(0, a)[-1]                 # the last wait before the range
+assert not queued(w.end, a), 'work queued after the last wait'
+late = [x for x in queued(0, w.start) if x.end > w.end]
+assert not late, '%d records ran on after it' % len(late)
+print('the last wait before $r: %s; nothing queued after it, and every earlier record had ended when it returned' % w.name)
+"
+    done
+}
+
+@test "lab 08: a torch.cuda.synchronize() left out after part 1 or part 2 left the next wait, on the current stream, to wait for the same work" {
+    same_calls $L08 waits m-19a5da5f.3 m-19a5da5f.5
+    on_trace $L08 m-19a5da5f.3 "
+a, b = rng('pinned_copy')
+w = waits(b, float('inf'))[0]       # the next wait after part 1's copies
+work = queued(a, w.start)
+s = {x.stream for x in work}
+assert len(s) == 1 and w.name == 'cudaStreamSynchronize' and syncs[w.corr].stream in s, (s, w.name)
+print('%d records from the pinned copy to the next wait, all on stream %s; that wait is %s of stream %s' % (len(work), *s, w.name, syncs[w.corr].stream))
+"
+    on_trace $L08 m-19a5da5f.5 "
+a, b = rng('side_stream')
+w = waits(b, float('inf'))[0]       # the next wait after part 2
+cur = syncs[w.corr].stream
+assert w.name == 'cudaStreamSynchronize', w.name
+assert all(x.stream == cur for x in queued(b, w.start)), 'work on another stream after part 2'
+for side in {x.stream for x in queued(a, b)} - {cur}:
+    last = max(call(x).end for x in queued(a, b) if x.stream == side)
+    assert any(sy.type == 'wait' and sy.stream == cur and api[c].start > last for c, sy in syncs.items() if c in api), side
+    print('stream %s: the current stream %s waited for its last copy (a cudaStreamWaitEvent after it)' % (side, cur))
+print('after part 2, until the next wait (cudaStreamSynchronize of stream %s), work only on that stream' % cur)
+"
+}
+
+@test "lab 08: the torch.cuda.synchronize() left out after the events had nothing left to wait for" {
+    same_calls $L08 waits m-19a5da5f.9
+    on_trace $L08 m-19a5da5f.9 "
+a, b = rng('events')
+assert not queued(b, float('inf')), 'work queued after the range'
+w = waits(a, b)[-1]
+late = [x for x in recs if x.end > w.end]
+assert not late, '%d records ran on after the wait' % len(late)
+print('nothing queued after the range events; every record had ended when its %s returned' % w.name)
+"
+}
+
+@test "lab 08: the stop event's wait made torch.cuda.synchronize() waited for the same work: all of it on the current stream, the stop event last" {
+    same_calls $L08 waits m-5854de11
+    on_trace $L08 m-5854de11 "
+a, b = rng('events')
+work, marks = queued(a, b), [e for e in evs if e.corr in api and a <= api[e.corr].start < b]
+s = {x.stream for x in work} | {e.stream for e in marks}
+w = waits(a, b)
+assert len(s) == 1 and len(marks) == 2 and len(w) == 1 and w[0].name == 'cudaDeviceSynchronize', (s, len(marks), [x.name for x in w])
+assert w[0].start > max(api[e.corr].end for e in marks), 'the wait before the stop event'
+before = waits(0, a)[-1]
+assert before.name == 'cudaDeviceSynchronize' and not queued(before.end, a), 'work before the range not waited for'
+print('range events: its kernel and both events on stream %s, the one wait (%s) after the stop event; before it the GPU was waited for' % (*s, w[0].name))
+"
+}
 
 # ---------------------------------------------------------------- 09-multi-gpu
