@@ -126,6 +126,8 @@ pass_all() {
 #            the GPU current at a call, which the record of a wait carries;
 #            and no kernel was launched while another GPU than its
 #            stream's was current (the trace's `current` lines)
+#   halo     (lab 09) as current, and the stream of a synchronous copy
+#            (cudaMemcpy: the driver's choice, with another GPU current)
 same_calls() {
     python3 - "$MUTATE" "$FIX" "$KIT_ROOT/checker/trace/streamtrace" "$@" <<'PY'
 import os, re, subprocess, sys
@@ -137,9 +139,11 @@ SYNC_DEV = re.compile(r'(\| sync [^|]*?) dev \d+')
 
 def calls(prefix):
     lines = M.normalize_trace(prefix + '.trace')
-    if mode == 'current':
+    if mode in ('current', 'halo'):
         lines = [SYNC_DEV.sub(r'\1', l) for l in lines
                  if l.strip() not in ('cudaSetDevice', 'cudaGetLastError')]
+    if mode == 'halo':
+        lines = [re.sub(r'(\| copy \S+ \S+ \S+ async=0 .*) on \S+ (dev \d+)$', r'\1 on - \2', l) for l in lines]
     if mode == 'waits':
         lines = [l for l in lines if l.strip().split(' |')[0] not in M.POLLS]
     if mode == 'given2':        # the round trips of part 2's given version
@@ -193,7 +197,7 @@ for mid in mids:
         bad.append('%s: its output differs' % mid)
     if M.read1(m + '.rc') != M.read1(sol[0] + '.rc'):
         bad.append('%s: its exit status differs' % mid)
-    if mode == 'current':
+    if mode in ('current', 'halo'):
         import tempfile
         with tempfile.NamedTemporaryFile('w', suffix='.trace') as t:
             t.write(M.open_run(m + '.trace').read())
@@ -385,3 +389,82 @@ print('range events: its kernel and both events on stream %s, the one wait (%s) 
 }
 
 # ---------------------------------------------------------------- 09-multi-gpu
+
+L09=09-multi-gpu
+
+@test "lab 09: copies, kernels, events and waits of parts 1 and 2 moved to a legacy default stream, or made by a call that takes no stream, fail the check of the created streams, the hint naming the cause; the solution's runs pass it" {
+    local check="parts 1 and 2 queued every copy, kernel, event and stream wait in a stream the program created"
+    pass_all $L09 "$check" solution solution-2
+    fail_with $L09 "$check" "keep the given stream arguments: in part 1 each slice's copies and kernels go to its own streams" \
+        m-1692b9f8 m-b108ec9e m-2e5c8fe0 m-74865dc2 m-76a912bd m-30cd46cc
+    grep -q 'seen: *part 1: H2D copy on the legacy default stream of GPU 0 (7), H2D copy on the legacy default stream of GPU 1 (15)$' "$BATS_TEST_TMPDIR/$L09/m-1692b9f8.log"
+    grep -q 'seen: *part 2: produce_kernel on the legacy default stream of GPU 0 (7)$' "$BATS_TEST_TMPDIR/$L09/m-76a912bd.log"
+    fail_with $L09 "$check" "cudaMemcpy and cudaMemcpyPeer take no stream" m-6343be8b m-5d062576 m-a14c954c m-77279187
+    grep -q 'seen: *part 2: P2P copy on the legacy default stream of GPU 1 (15)$' "$BATS_TEST_TMPDIR/$L09/m-77279187.log"
+    fail_with $L09 "$check" "record .made. in the producer's stream, s_prod, and make the consumer's stream, s_cons, wait for it.*\(TODO 3\)" m-651670b0 m-c84f178e
+    grep -q 'seen: *part 2: event record on the legacy default stream of GPU 0 (7)$' "$BATS_TEST_TMPDIR/$L09/m-651670b0.log"
+    grep -q 'seen: *part 2: stream wait (cudaStreamWaitEvent) on the legacy default stream of GPU 1 (15)$' "$BATS_TEST_TMPDIR/$L09/m-c84f178e.log"
+}
+
+@test "lab 09: the given waits deleted before a timed run, a wait moved above the copy back, waits for a legacy default stream, and cudaDeviceSynchronize of one GPU for the copies of both, fail the check of the timed runs, the hint naming the wait; the solution's runs pass it" {
+    local check="each timed run began with the GPUs idle, and the host waited for all its work before the run ended"
+    pass_all $L09 "$check" solution solution-2
+    fail_with $L09 "$check" "keep the given waits before each timed run" m-9dd900eb m-9dd900eb.2 m-9dd900eb.3 m-9dd900eb.4
+    grep -q 'seen: *"part2_event" began at .* the memset on the legacy default stream (7) of GPU 0, queued at .* (the waits after it, before the range: cudaDeviceSynchronize (GPU 1 current))$' "$BATS_TEST_TMPDIR/$L09/m-9dd900eb.2.log"
+    grep -q 'seen: *"staged" began at .* the memset on the legacy default stream' "$BATS_TEST_TMPDIR/$L09/m-9dd900eb.4.log"
+    fail_with $L09 "$check" "keep part 2's one wait as given, at the end: cudaStreamSynchronize\(s_cons\)" m-4945fb26 m-a077e91a
+    grep -q 'seen: *"part2_event" ended at .* the D2H copy on stream 31 of GPU 1, .* (the waits after it, in the range: none)$' "$BATS_TEST_TMPDIR/$L09/m-4945fb26.log"
+    grep -q 'the waits after it, in the range: cudaStreamSynchronize of stream 15 (the legacy default stream of GPU 1))$' "$BATS_TEST_TMPDIR/$L09/m-a077e91a.log"
+    fail_with $L09 "$check" "keep run_sequential\(\)'s waits as given" m-6431779e
+    fail_with $L09 "$check" "once every slice is queued, wait for every one of each slice's streams.*\(TODO 2\)" m-0d4b1f8e
+    grep -q 'in the range: cudaStreamSynchronize of stream 7 (the legacy default stream of GPU 0) x4, cudaStreamSynchronize of stream 15 (the legacy default stream of GPU 1) x4)$' "$BATS_TEST_TMPDIR/$L09/m-0d4b1f8e.log"
+    fail_with $L09 "$check" "keep exchange\(\)'s waits as given: cudaEventSynchronize" m-30c2d18b
+    grep -q 'seen: *"staged" ended at .* the P2P copy on stream 32 of GPU 0, .* cudaDeviceSynchronize (GPU 1 current) x2)$' "$BATS_TEST_TMPDIR/$L09/m-30c2d18b.log"
+}
+
+@test "lab 09: a survivor that leaves out a free did all else the solution did, call for call, and printed the same" {
+    same_calls $L09 frees m-4679eb9f m-f7b99b26 m-f021fbab m-9366ad45 m-8267fe59 m-fa63874b m-4d15537c m-25ee72e5 m-2391e035 m-802a5047
+}
+
+@test "lab 09: a survivor with another GPU current at calls that launch no kernel made the solution's calls otherwise, and its waits still covered their streams' work" {
+    same_calls $L09 current m-4aab3c03 m-4aab3c03.3 m-87064c67 m-278f0752 m-29c32062 m-11f9448f m-547be7e1 m-a5e41d1e \
+        m-efb1438d m-efb1438d.2 m-81d9abc7.2 m-27eb37ba.3 m-166105a7.3 m-0bc2b802.2
+    pass_all $L09 "each timed run began with the GPUs idle, and the host waited for all its work before the run ended" \
+        m-4aab3c03 m-4aab3c03.3 m-87064c67 m-278f0752 m-29c32062 m-11f9448f m-547be7e1
+}
+
+@test "lab 09: the kernels' code loaded with GPU 0 current only (m-2b34a9f4) left the solution's calls and work otherwise, GPU 1 loading it at its first launch, in the first sequential run" {
+    same_calls $L09 current m-2b34a9f4
+    on_trace $L09 m-2b34a9f4 "
+cur = {}
+with M.open_run(sys.argv[2] + '.trace') as f:
+    for l in f:
+        x = l.rstrip('\n').split('\t')
+        if x[0] == 'current':
+            cur[x[1]] = x[2]
+loads = [c for c in api.values() if c.name == 'cudaFuncGetAttributes']
+assert loads and all(cur.get(c.corr) == '0' for c in loads), 'a load with GPU 1 current'
+first = min((call(x) for x in recs if x.kind == 'kernel' and x.dev == '1'), key=lambda c: c.start)
+a, b = rng('sequential')
+assert a <= first.start <= b, 'the first kernel of GPU 1 outside the first sequential run'
+print('%d loads, all with GPU 0 current; GPU 1 first launched in the first sequential run, the call lasting %.3f ms' % (len(loads), (first.end - first.start) / 1e6))
+"
+}
+
+@test "lab 09: the halos read back with the other GPU current (m-278f0752.3) made the solution's calls otherwise, each copy back after both copies of its exchange had ended" {
+    same_calls $L09 halo m-278f0752.3
+    on_trace $L09 m-278f0752.3 "
+for r in ('staged', 'direct'):
+    a, b = rng(r)
+    ends = max(x.end for x in queued(a, b) if x.what == 'P2P')
+    back = [x for x in queued(b, float('inf')) if x.kind == 'copy' and x.what == 'D2H'][:2]
+    assert len(back) == 2 and all(x.start >= ends for x in back), r
+    print('%s: both halos came back after both copies had ended, on streams %s' % (r, ', '.join(x.stream for x in back)))
+"
+}
+
+@test "lab 09: a wait for a stream made cudaDeviceSynchronize of the stream's GPU made the solution's calls otherwise and covered the same work" {
+    same_calls $L09 waits m-6f9fbf2e m-4bc30118 m-8e19c73b
+    pass_all $L09 "each timed run began with the GPUs idle, and the host waited for all its work before the run ended" \
+        m-6f9fbf2e m-4bc30118 m-8e19c73b
+}
