@@ -83,10 +83,12 @@ survivor_replay() {
 }
 
 # fail_with LAB CHECK HINT VARIANT...: each recorded run fails CHECK, and
-# its hint matches HINT (grep -E, after "hint:").
+# its hint matches HINT (grep -E, after "hint:"). The quick run (make test
+# without a GPU) replays the first VARIANT alone; make test-all, every one.
 fail_with() {
     local lab=$1 check=$2 hint=$3 v bad=""
     shift 3
+    kit_full || set -- "$1"
     for v in "$@"; do
         survivor_replay "$lab" "$v" "$check"
         tap_failed "$(tap_of "$lab/$v")" "$check" || { bad+=" $v(passed)"; continue; }
@@ -96,14 +98,25 @@ fail_with() {
     [ -z "$bad" ]
 }
 
-# pass_all LAB CHECK VARIANT...: each recorded run passes CHECK.
+# pass_all LAB CHECK VARIANT...: each recorded run passes CHECK (the quick
+# run: the first).
 pass_all() {
     local lab=$1 check=$2 v
     shift 2
+    kit_full || set -- "$1"
     for v in "$@"; do
         survivor_replay "$lab" "$v" "$check"
         grep -qxF "ok 1 $check" "$(tap_of "$lab/$v")" || { echo "$v does not pass: $check"; return 1; }
     done
+}
+
+# log_has LAB VARIANT PATTERN: what the checker printed for that replay
+# has a line matching PATTERN (grep's); in the quick run, a VARIANT not
+# replayed (fail_with, pass_all) passes.
+log_has() {
+    local log="$BATS_TEST_TMPDIR/$1/$2.log"
+    [ -f "$log" ] || { kit_full && echo "$1/$2 was not replayed"; ! kit_full; return; }
+    grep -q "$3" "$log" || { echo "$1/$2: no line matches: $3"; return 1; }
 }
 
 # same_calls LAB MODE m-ID...: each mutant's recorded run made the
@@ -267,11 +280,11 @@ L07=07-default-streams
     pass_all $L07 "$check" solution solution-2
     fail_with $L07 "$check" "keep the given code as it is: part_kinds\(\) launches spin_legacy_kernel into stream 0 and spin_per_thread_kernel into cudaStreamPerThread" \
         m-b3a6cc67 m-c05dd9d5 m-7c756bb1 m-0b59f314 m-abca3d5b
-    grep -q 'seen: *spin_per_thread_kernel on the legacy default stream (7)$' "$BATS_TEST_TMPDIR/$L07/m-b3a6cc67.log"
-    grep -q 'seen: *spin_per_thread_kernel on a created stream (13)$' "$BATS_TEST_TMPDIR/$L07/m-c05dd9d5.log"
-    grep -q 'seen: *part 2 as given: worker_kernel on a per-thread default stream (16), worker_kernel on a per-thread default stream (17)$' "$BATS_TEST_TMPDIR/$L07/m-7c756bb1.log"
-    grep -q 'seen: *part 2 as given: H2D copy on a per-thread default stream' "$BATS_TEST_TMPDIR/$L07/m-0b59f314.log"
-    grep -q 'seen: *part 2 as given: D2H copy on a per-thread default stream' "$BATS_TEST_TMPDIR/$L07/m-abca3d5b.log"
+    log_has $L07 m-b3a6cc67 'seen: *spin_per_thread_kernel on the legacy default stream (7)$'
+    log_has $L07 m-c05dd9d5 'seen: *spin_per_thread_kernel on a created stream (13)$'
+    log_has $L07 m-7c756bb1 'seen: *part 2 as given: worker_kernel on a per-thread default stream (16), worker_kernel on a per-thread default stream (17)$'
+    log_has $L07 m-0b59f314 'seen: *part 2 as given: H2D copy on a per-thread default stream'
+    log_has $L07 m-abca3d5b 'seen: *part 2 as given: D2H copy on a per-thread default stream'
 }
 
 @test "lab 07: the waits deleted between the parts (m-9dd900eb.2, .3, .4) or at a part's end (m-9dd900eb), and a thread's wait moved above its copy back (m-f91413b2, m-4811e684), fail the check of the parts, the hint naming the wait; the solution's runs pass it" {
@@ -279,14 +292,14 @@ L07=07-default-streams
     pass_all $L07 "$check" solution solution-2
     fail_with $L07 "$check" "keep the given cudaDeviceSynchronize\(\) before each part as it is" \
         m-9dd900eb.2 m-9dd900eb.3 m-9dd900eb.4
-    grep -q 'seen: *part2_legacy began at .* the last, the D2H copy on the legacy default stream (7), was queued at' "$BATS_TEST_TMPDIR/$L07/m-9dd900eb.2.log"
-    grep -q 'seen: *part2_per_thread began at .* the last, the memset on the legacy default stream (7)' "$BATS_TEST_TMPDIR/$L07/m-9dd900eb.3.log"
-    grep -q 'seen: *part3_pipeline began at .* the last, the memset on the legacy default stream (7)' "$BATS_TEST_TMPDIR/$L07/m-9dd900eb.4.log"
+    log_has $L07 m-9dd900eb.2 'seen: *part2_legacy began at .* the last, the D2H copy on the legacy default stream (7), was queued at'
+    log_has $L07 m-9dd900eb.3 'seen: *part2_per_thread began at .* the last, the memset on the legacy default stream (7)'
+    log_has $L07 m-9dd900eb.4 'seen: *part3_pipeline began at .* the last, the memset on the legacy default stream (7)'
     fail_with $L07 "$check" "keep the given cudaDeviceSynchronize\(\) after part 1's four launches" m-9dd900eb
-    grep -q 'seen: *part1_kinds ended at .* ms, and thread 1 did not wait for its last work in it, the spin_per_thread_kernel' "$BATS_TEST_TMPDIR/$L07/m-9dd900eb.log"
+    log_has $L07 m-9dd900eb 'seen: *part1_kinds ended at .* ms, and thread 1 did not wait for its last work in it, the spin_per_thread_kernel'
     fail_with $L07 "$check" "keep round_trip_legacy\(\) as given: cudaStreamSynchronize\(0\) after the copy back" m-f91413b2
     fail_with $L07 "$check" "wait after the last call of the round trip: .*\(TODO 3\)$" m-4811e684
-    grep -q 'seen: *part2_per_thread ended at .* did not wait for its last work in it, the D2H copy on a per-thread default stream' "$BATS_TEST_TMPDIR/$L07/m-4811e684.log"
+    log_has $L07 m-4811e684 'seen: *part2_per_thread ended at .* did not wait for its last work in it, the D2H copy on a per-thread default stream'
 }
 
 @test "lab 07: a survivor that leaves out a free did all else the solution did, call for call, and printed the same" {
@@ -305,19 +318,19 @@ L08=08-pytorch
     local check="each measured range starts with the GPU idle, but case 2's, as given"
     pass_all $L08 "$check" solution solution-2
     fail_with $L08 "$check" "keep part 1 as given: torch.cuda.synchronize\(\) between the two copies" m-19a5da5f.2
-    grep -q 'seen: *the range "pinned_copy" began at .* no wait covered: the last, an H2D copy on stream 7' "$BATS_TEST_TMPDIR/$L08/m-19a5da5f.2.log"
+    log_has $L08 m-19a5da5f.2 'seen: *the range "pinned_copy" began at .* no wait covered: the last, an H2D copy on stream 7'
     fail_with $L08 "$check" "keep part 2 as given: torch.cuda.synchronize\(\) before the range \"side_stream\"" m-19a5da5f.4
     fail_with $L08 "$check" "keep part 3 as given: torch.cuda.synchronize\(\) before case 1" m-97dcae92
-    grep -q 'seen: *the range "sync_before" began at .* the last, a kernel on stream 7, queued at .* ms, ran on until' "$BATS_TEST_TMPDIR/$L08/m-97dcae92.log"
+    log_has $L08 m-97dcae92 'seen: *the range "sync_before" began at .* the last, a kernel on stream 7, queued at .* ms, ran on until'
     fail_with $L08 "$check" "keep case 2 as given: torch.cuda.synchronize\(\) after its launch, before t1" m-19a5da5f.6 m-dc2d5454.3
-    grep -q 'seen: *the range "sync_neither" began at .* the last, a kernel on stream 7, queued at .* ms, ran on until' "$BATS_TEST_TMPDIR/$L08/m-19a5da5f.6.log"
+    log_has $L08 m-19a5da5f.6 'seen: *the range "sync_neither" began at .* the last, a kernel on stream 7, queued at .* ms, ran on until'
 }
 
 @test "lab 08: the pageable .to() made blocking (m-2c7372cb) fails the check of its non_blocking=True; the solution's runs pass it" {
     local check="the .to() from pageable memory is given non_blocking=True: it makes no wait of its own"
     pass_all $L08 "$check" solution solution-2
     fail_with $L08 "$check" "keep part 1's pageable copy as given: pageable.to\(DEVICE, non_blocking=True\)" m-2c7372cb
-    grep -q 'seen: *cudaStreamSynchronize$' "$BATS_TEST_TMPDIR/$L08/m-2c7372cb.log"
+    log_has $L08 m-2c7372cb 'seen: *cudaStreamSynchronize$'
 }
 
 @test "lab 08: a torch.cuda.synchronize() left out or moved where nothing had been queued since the last wait changed nothing else: the same calls, and the work before it waited for" {
@@ -397,29 +410,29 @@ L09=09-multi-gpu
     pass_all $L09 "$check" solution solution-2
     fail_with $L09 "$check" "keep the given stream arguments: in part 1 each slice's copies and kernels go to its own streams" \
         m-1692b9f8 m-b108ec9e m-2e5c8fe0 m-74865dc2 m-76a912bd m-30cd46cc
-    grep -q 'seen: *part 1: H2D copy on the legacy default stream of GPU 0 (7), H2D copy on the legacy default stream of GPU 1 (15)$' "$BATS_TEST_TMPDIR/$L09/m-1692b9f8.log"
-    grep -q 'seen: *part 2: produce_kernel on the legacy default stream of GPU 0 (7)$' "$BATS_TEST_TMPDIR/$L09/m-76a912bd.log"
+    log_has $L09 m-1692b9f8 'seen: *part 1: H2D copy on the legacy default stream of GPU 0 (7), H2D copy on the legacy default stream of GPU 1 (15)$'
+    log_has $L09 m-76a912bd 'seen: *part 2: produce_kernel on the legacy default stream of GPU 0 (7)$'
     fail_with $L09 "$check" "cudaMemcpy and cudaMemcpyPeer take no stream" m-6343be8b m-5d062576 m-a14c954c m-77279187
-    grep -q 'seen: *part 2: P2P copy on the legacy default stream of GPU 1 (15)$' "$BATS_TEST_TMPDIR/$L09/m-77279187.log"
+    log_has $L09 m-77279187 'seen: *part 2: P2P copy on the legacy default stream of GPU 1 (15)$'
     fail_with $L09 "$check" "record .made. in the producer's stream, s_prod, and make the consumer's stream, s_cons, wait for it.*\(TODO 3\)" m-651670b0 m-c84f178e
-    grep -q 'seen: *part 2: event record on the legacy default stream of GPU 0 (7)$' "$BATS_TEST_TMPDIR/$L09/m-651670b0.log"
-    grep -q 'seen: *part 2: stream wait (cudaStreamWaitEvent) on the legacy default stream of GPU 1 (15)$' "$BATS_TEST_TMPDIR/$L09/m-c84f178e.log"
+    log_has $L09 m-651670b0 'seen: *part 2: event record on the legacy default stream of GPU 0 (7)$'
+    log_has $L09 m-c84f178e 'seen: *part 2: stream wait (cudaStreamWaitEvent) on the legacy default stream of GPU 1 (15)$'
 }
 
 @test "lab 09: the given waits deleted before a timed run, a wait moved above the copy back, waits for a legacy default stream, and cudaDeviceSynchronize of one GPU for the copies of both, fail the check of the timed runs, the hint naming the wait; the solution's runs pass it" {
     local check="each timed run began with the GPUs idle, and the host waited for all its work before the run ended"
     pass_all $L09 "$check" solution solution-2
     fail_with $L09 "$check" "keep the given waits before each timed run" m-9dd900eb m-9dd900eb.2 m-9dd900eb.3 m-9dd900eb.4
-    grep -q 'seen: *"part2_event" began at .* the memset on the legacy default stream (7) of GPU 0, queued at .* (the waits after it, before the range: cudaDeviceSynchronize (GPU 1 current))$' "$BATS_TEST_TMPDIR/$L09/m-9dd900eb.2.log"
-    grep -q 'seen: *"staged" began at .* the memset on the legacy default stream' "$BATS_TEST_TMPDIR/$L09/m-9dd900eb.4.log"
+    log_has $L09 m-9dd900eb.2 'seen: *"part2_event" began at .* the memset on the legacy default stream (7) of GPU 0, queued at .* (the waits after it, before the range: cudaDeviceSynchronize (GPU 1 current))$'
+    log_has $L09 m-9dd900eb.4 'seen: *"staged" began at .* the memset on the legacy default stream'
     fail_with $L09 "$check" "keep part 2's one wait as given, at the end: cudaStreamSynchronize\(s_cons\)" m-4945fb26 m-a077e91a
-    grep -q 'seen: *"part2_event" ended at .* the D2H copy on stream 31 of GPU 1, .* (the waits after it, in the range: none)$' "$BATS_TEST_TMPDIR/$L09/m-4945fb26.log"
-    grep -q 'the waits after it, in the range: cudaStreamSynchronize of stream 15 (the legacy default stream of GPU 1))$' "$BATS_TEST_TMPDIR/$L09/m-a077e91a.log"
+    log_has $L09 m-4945fb26 'seen: *"part2_event" ended at .* the D2H copy on stream 31 of GPU 1, .* (the waits after it, in the range: none)$'
+    log_has $L09 m-a077e91a 'the waits after it, in the range: cudaStreamSynchronize of stream 15 (the legacy default stream of GPU 1))$'
     fail_with $L09 "$check" "keep run_sequential\(\)'s waits as given" m-6431779e
     fail_with $L09 "$check" "once every slice is queued, wait for every one of each slice's streams.*\(TODO 2\)" m-0d4b1f8e
-    grep -q 'in the range: cudaStreamSynchronize of stream 7 (the legacy default stream of GPU 0) x4, cudaStreamSynchronize of stream 15 (the legacy default stream of GPU 1) x4)$' "$BATS_TEST_TMPDIR/$L09/m-0d4b1f8e.log"
+    log_has $L09 m-0d4b1f8e 'in the range: cudaStreamSynchronize of stream 7 (the legacy default stream of GPU 0) x4, cudaStreamSynchronize of stream 15 (the legacy default stream of GPU 1) x4)$'
     fail_with $L09 "$check" "keep exchange\(\)'s waits as given: cudaEventSynchronize" m-30c2d18b
-    grep -q 'seen: *"staged" ended at .* the P2P copy on stream 32 of GPU 0, .* cudaDeviceSynchronize (GPU 1 current) x2)$' "$BATS_TEST_TMPDIR/$L09/m-30c2d18b.log"
+    log_has $L09 m-30c2d18b 'seen: *"staged" ended at .* the P2P copy on stream 32 of GPU 0, .* cudaDeviceSynchronize (GPU 1 current) x2)$'
 }
 
 @test "lab 09: a survivor that leaves out a free did all else the solution did, call for call, and printed the same" {
