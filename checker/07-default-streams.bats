@@ -176,6 +176,80 @@ start_after_end() {
     done
 }
 
+# parts_view [RUN]: the parts of run RUN (default main), from its trace
+# file, times in ms from one origin, one line each:
+#   R  NAME START END                 each part's NVTX range ("part1_kinds"...)
+#   Q  CALL_START CALL_END THREAD KIND STREAM WHAT
+#                                     each copy, kernel and memset, with the
+#                                     runtime call that queued it (KIND: the
+#                                     stream's, default, per-thread, created;
+#                                     WHAT: "H2D copy", the kernel's name, "memset")
+#   W  START END THREAD NAME          each call that made the host wait for
+#                                     the GPU (its name ends in Synchronize)
+# Times are ns near 2^61: split into seconds and ns so that awk's doubles
+# stay exact.
+parts_view() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "nvtx" && $5 ~ /^part[123]_/ { printf "R\t%s\t%.6f\t%.6f\n", $5, t($2) / 1e6, t($3) / 1e6; next }
+        $1 == "stream" { kind[$2] = $3; next }
+        $1 == "api" {
+            as[$5] = t($2); ae[$5] = t($3); at[$5] = $4
+            if ($6 ~ /Synchronize$/) printf "W\t%.6f\t%.6f\t%s\t%s\n", as[$5] / 1e6, ae[$5] / 1e6, $4, $6
+            next
+        }
+        $1 == "copy" { n++; c[n] = d ? $13 : $10; s[n] = $(4 + d); w[n] = $(5 + d) " copy" }
+        $1 == "kernel" { n++; c[n] = $(7 + d); s[n] = $(4 + d); w[n] = $(8 + d); sub(/\(.*/, "", w[n]) }
+        $1 == "memset" { n++; c[n] = $(7 + d); s[n] = $(4 + d); w[n] = "memset" }
+        END {
+            for (i = 1; i <= n; i++)
+                if (c[i] in as)
+                    printf "Q\t%.6f\t%.6f\t%s\t%s\t%s\t%s\n", as[c[i]] / 1e6, ae[c[i]] / 1e6, at[c[i]], \
+                        (s[i] in kind) ? kind[s[i]] : "unknown", s[i], w[i]
+        }' "$RUNS/${1:-main}.trace"
+}
+
+# STREAM_WORDS: an awk function, on(KIND, STREAM), a stream in words.
+STREAM_WORDS='
+    function on(k, s) {
+        if (k == "default") return "the legacy default stream (" s ")"
+        if (k == "per-thread") return "a per-thread default stream (" s ")"
+        if (k == "created") return "a created stream (" s ")"
+        return "stream " s " (" k ")"
+    }
+'
+
+# The given code of parts 1 and 2 puts its work where the lesson needs it:
+# part 1's long kernel on the legacy default stream and one short kernel on
+# the per-thread default stream (the two kinds of default stream), and the
+# first version of part 2 on stream 0 (what the second is compared with).
+# Which stream each record ran on is a structure of the trace.
+@test "the given launches and copies of parts 1 and 2 ran on the streams they name" {
+    need_run main
+    need_trace main
+    draw_on_fail main "${KINDS[@]}" --window nvtx:part2_legacy
+    need_kernel spin_legacy_kernel || return 1
+    need_kernel spin_per_thread_kernel || return 1
+    local seen
+    seen=$(parts_view | awk -F'\t' "$STREAM_WORDS"'
+        $1 == "R" && $2 == "part2_legacy" { r0 = $3; r1 = $4; next }
+        $1 == "Q" { n++; st[n] = $2; k[n] = $5; s[n] = $6; w[n] = $7 }
+        function add(x) { if (!(x in said)) { said[x] = 1; out = out (out == "" ? "" : "; ") x } }
+        function add2(x) { if (!(x in said)) { said[x] = 1; p2 = p2 (p2 == "" ? "part 2 as given: " : ", ") x } }
+        END {
+            for (i = 1; i <= n; i++) {
+                if (w[i] == "spin_legacy_kernel" && k[i] != "default") add("spin_legacy_kernel on " on(k[i], s[i]))
+                if (w[i] == "spin_per_thread_kernel" && k[i] != "per-thread") add("spin_per_thread_kernel on " on(k[i], s[i]))
+                if (r0 != "" && st[i] >= r0 && st[i] <= r1 && k[i] != "default") add2(w[i] " on " on(k[i], s[i]))
+            }
+            if (p2 != "") add(p2)
+            print out
+        }')
+    [ -z "$seen" ] || say_fail \
+        "spin_legacy_kernel on the legacy default stream, spin_per_thread_kernel on a per-thread default stream, and every copy and kernel of part 2's given version on the legacy default stream" \
+        "$seen" \
+        "keep the given code as it is: part_kinds() launches spin_legacy_kernel into stream 0 and spin_per_thread_kernel into cudaStreamPerThread, the two kinds of default stream; round_trip_legacy() gives stream 0 to both copies and to crunch(), and crunch() launches into the stream it is given: that version is what yours (TODO 3) is compared with"
+}
+
 # ------------------------------------------------------------ part 2
 
 # threads_view [RUN]: for the GPU work of part 2's second version (range
@@ -500,6 +574,82 @@ clear_order() {
         "each chunk's clear after the chunk before it on its stream copied its bins back, and before its own kernel" \
         "$seen" \
         "TODO 4: a clear on the chunk's own stream is ordered by the stream; non-blocking streams with cudaMemset on stream 0 are not ordered at all (a race), and a clear after the kernel comes too late"
+}
+
+# ------------------------------------------------------------ the parts
+
+# parts_apart [RUN]: "ok", or the first way in which the parts of RUN did
+# not run apart, as "PART<TAB>HOW<TAB>WORDS": HOW is "before" (work queued
+# before the part's range was not waited for by a cudaDeviceSynchronize
+# between its call and the range), or "after" (a host thread's last call
+# that queued work in the range was followed by no wait of that thread, a
+# ...Synchronize, before the range ended). The threads are numbered as in
+# the drawing (thread_numbers).
+parts_apart() {
+    local run=${1:-main}
+    { thread_numbers "$run" | sed 's/^/N\t/'; parts_view "$run"; } | awk -F'\t' "$STREAM_WORDS"'
+        $1 == "N" { num[$2] = $3; next }
+        $1 == "R" { nr++; rn[nr] = $2; rs[nr] = $3; re[nr] = $4; next }
+        $1 == "Q" { nq++; qs[nq] = $2; qe[nq] = $3; qt[nq] = $4; qk[nq] = $5; qst[nq] = $6; qw[nq] = $7; next }
+        $1 == "W" { nw++; ws[nw] = $2; we[nw] = $3; wt[nw] = $4; wn[nw] = $5 }
+        END {
+            if (nr == 0) { print "-\tnone\tno NVTX range of a part"; exit }
+            for (p = 1; p <= nr; p++) {
+                # before: the last call that queued work before the range
+                last = 0
+                for (i = 1; i <= nq; i++) if (qs[i] < rs[p] && (!last || qe[i] > qe[last])) last = i
+                if (last) {
+                    ok = 0
+                    for (j = 1; j <= nw; j++) if (wn[j] == "cudaDeviceSynchronize" && ws[j] >= qe[last] && we[j] <= rs[p]) ok = 1
+                    if (!ok) {
+                        printf "%s\tbefore\t%s began at %.3f ms, and the GPU work queued before it was not waited for: the last, the %s on %s, was queued at %.3f ms and no cudaDeviceSynchronize came after it\n", \
+                            rn[p], rn[p], rs[p], qw[last], on(qk[last], qst[last]), qs[last]
+                        exit
+                    }
+                }
+                # after: each thread that queued work in the range waited for it
+                delete tl
+                for (i = 1; i <= nq; i++)
+                    if (qs[i] >= rs[p] && qs[i] <= re[p] && (!(qt[i] in tl) || qe[i] > qe[tl[qt[i]]])) tl[qt[i]] = i
+                for (t in tl) {
+                    i = tl[t]; ok = 0
+                    for (j = 1; j <= nw; j++) if (wt[j] == t && ws[j] >= qe[i] && we[j] <= re[p]) ok = 1
+                    if (!ok) {
+                        printf "%s\tafter\t%s ended at %.3f ms, and thread %s did not wait for its last work in it, the %s on %s queued at %.3f ms: no wait for the GPU came after it\n", \
+                            rn[p], rn[p], re[p], (t in num) ? num[t] : "?", qw[i], on(qk[i], qst[i]), qs[i]
+                        exit
+                    }
+                }
+            }
+            print "ok"
+        }'
+}
+
+# Each part is judged alone, in its own NVTX range: the given code makes the
+# GPU idle before each part (cudaDeviceSynchronize), and every host thread
+# waits for its work before the part ends (the waits of part 2's threads,
+# the cudaDeviceSynchronize at the end of parts 1 and 3). Without them a
+# part's work runs into the next one, or the host reads results that the GPU
+# may not have finished (part 1's stamps are copied back on stream 0, which
+# does not wait for the non-blocking stream). Which call came after which is
+# a structure of the trace: the same in every run.
+@test "each part began with the GPU idle and waited for all its work before it ended" {
+    need_run main
+    need_trace main
+    local part how seen hint
+    IFS=$'\t' read -r part how seen <<<"$(parts_apart)"
+    [ "$part" = ok ] && return 0
+    draw_on_fail main --window "nvtx:$part"
+    case $part/$how in
+        */before) hint="keep the given cudaDeviceSynchronize() before each part as it is: each part starts with the GPU idle, so that its range holds its own work and nothing else" ;;
+        part1_kinds/after) hint="keep the given cudaDeviceSynchronize() after part 1's four launches: the stamps are copied back on stream 0, which does not wait for the non-blocking stream's kernel" ;;
+        part2_legacy/after) hint="keep round_trip_legacy() as given: cudaStreamSynchronize(0) after the copy back, so that the thread's numbers are home before it returns" ;;
+        part2_per_thread/after) hint="wait after the last call of the round trip: cudaMemcpyAsync back, then cudaStreamSynchronize(cudaStreamPerThread), so that the thread's numbers are home before it returns (TODO 3)" ;;
+        part3_pipeline/after) hint="keep the given cudaDeviceSynchronize() after issue_pipeline(): the results are read right after it" ;;
+        *) hint="keep the parts as given: part_kinds(), part_threads() and part_pipeline(), each in its NVTX range" ;;
+    esac
+    say_fail "every part starting with the GPU idle (a cudaDeviceSynchronize after the work before it), and every host thread waiting for its work before the part ends" \
+        "$seen" "$hint"
 }
 
 @test "a bad option is refused with usage and exit status 2" {

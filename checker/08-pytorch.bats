@@ -560,6 +560,100 @@ event_time() {
     second_chance main event_time
 }
 
+# idle_at RUN RANGE...: for each NVTX range RANGE of run RUN (its first),
+# whether the GPU work queued before it was waited for before it began: a
+# line "RANGE<TAB>WORDS" for the first record (copy, kernel or memset, in
+# the order of the calls) that no wait covered, nothing where every one was.
+# A wait covers a record when its call came after the record's call and
+# before the range: cudaDeviceSynchronize; cudaStreamSynchronize of the
+# record's stream; cudaEventSynchronize, after an event was recorded on the
+# record's stream after it. WORDS says which record, when it was queued and
+# how long it ran on into the range. A structure: which call came after
+# which, the same in every run.
+idle_at() {
+    local run=$1
+    shift
+    awk -F'\t' -v want="$*" "$TRACE_AWK"'
+        BEGIN { nwant = split(want, wl, " "); for (i = 1; i <= nwant; i++) wanted[wl[i]] = i }
+        $1 == "nvtx" && ($5 in wanted) && (!($5 in rs) || t($2) < rs[$5]) { rs[$5] = t($2); next }
+        $1 == "api" { as[$5] = t($2); ae[$5] = t($3); an[$5] = $6; next }
+        $1 == "sync" { sst[$(6 + d)] = $(4 + d); next }
+        $1 == "kernel" { n++; gc[n] = $(7 + d); gs[n] = $(4 + d); ge[n] = t($3); gw[n] = "a kernel"; next }
+        $1 == "copy" { n++; gc[n] = d ? $13 : $10; gs[n] = $(4 + d); ge[n] = t($3); gw[n] = ($(5 + d) ~ /^H/ ? "an " : "a ") $(5 + d) " copy"; next }
+        $1 == "memset" { n++; gc[n] = $(7 + d); gs[n] = $(4 + d); ge[n] = t($3); gw[n] = "a memset"; next }
+        $1 == "event" { ne++; ec[ne] = $(5 + d); es[ne] = $(3 + d); next }
+        END {
+            for (c in an) if (an[c] ~ /^cuda(Device|Stream|Event)Synchronize$/) { nw++; wc[nw] = c }
+            o = ""
+            for (c in as) if (o == "" || as[c] < o) o = as[c]
+            for (k = 1; k <= nwant; k++) {
+                r = wl[k]
+                if (!(r in rs)) continue
+                bad = 0
+                for (i = 1; i <= n; i++) {
+                    c = gc[i]
+                    if (!(c in as) || as[c] >= rs[r]) continue
+                    ok = 0
+                    for (j = 1; j <= nw && !ok; j++) {
+                        w = wc[j]
+                        if (as[w] < ae[c] || ae[w] > rs[r]) continue
+                        if (an[w] == "cudaDeviceSynchronize") ok = 1
+                        else if (an[w] == "cudaStreamSynchronize") ok = (sst[w] == gs[i])
+                        else for (e = 1; e <= ne && !ok; e++)
+                            ok = (es[e] == gs[i] && (ec[e] in as) && as[ec[e]] >= ae[c] && ae[ec[e]] <= as[w])
+                    }
+                    if (!ok && (!bad || as[c] > as[gc[bad]])) bad = i
+                }
+                if (!bad) continue
+                c = gc[bad]; w = gw[bad]
+                printf "%s\tthe range \"%s\" began at %.3f ms with work queued before it that no wait covered: the last, %s on stream %s, queued at %.3f ms, %s\n", \
+                    r, r, (rs[r] - o) / 1e6, w, gs[bad], (as[c] - o) / 1e6, \
+                    (ge[bad] > rs[r] ? sprintf("ran on until %.3f ms", (ge[bad] - o) / 1e6) : "had ended by then, as it happened")
+            }
+        }' "$RUNS/$run.trace"
+}
+
+# Each part and case is measured alone: the given code waits for the GPU
+# (torch.cuda.synchronize()) before each range but the second case's,
+# "sync_after", whose clock is meant to start with case 1's kernel still
+# running ("the kernel before it too"). The fourth case's wait is TODO 6's
+# and its own check's, "the clock of the synchronized case starts with the
+# GPU idle". Without a wait, earlier work may run on into the range: a case
+# then times what it was not meant to, and a part's copies wait behind it.
+@test "each measured range starts with the GPU idle, but case 2's, as given" {
+    need_run main
+    need_trace main
+    local r seen hint
+    IFS=$'\t' read -r r seen < <(idle_at main pageable_copy pinned_copy side_stream sync_before sync_neither events) || true
+    [ -n "$r" ] || return 0
+    draw_on_fail main --window "nvtx:$r"
+    case $r in
+        pageable_copy) hint="keep part 1 as given: torch.cuda.synchronize() before the pageable copy's range" ;;
+        pinned_copy) hint="keep part 1 as given: torch.cuda.synchronize() between the two copies; the pageable copy's call may return before its copy is done, and the pinned copy would queue behind it" ;;
+        side_stream) hint="keep part 2 as given: torch.cuda.synchronize() before the range \"side_stream\"; the warm-up's kernels would run on into the pipeline" ;;
+        sync_before) hint="keep part 3 as given: torch.cuda.synchronize() before case 1 (\"1. before only\"); without it the warm-up's kernel may still run, and case 1 is case 3" ;;
+        sync_neither) hint="keep case 2 as given: torch.cuda.synchronize() after its launch, before t1; without it case 2 times the launch alone, and its kernel runs on into case 3" ;;
+        events) hint="the fourth case waits for its kernel before t1: torch.cuda.synchronize() after x.normal_() (TODO 6); its kernel would run on into the events' range" ;;
+    esac
+    say_fail "every range but \"sync_after\" beginning with no GPU work queued before it left unwaited (a torch.cuda.synchronize() in between)" \
+        "$seen" "$hint"
+}
+
+# non_blocking=True lets .to() return before its copy is done; from pageable
+# memory the call *may* still wait for it, which is what part 1 measures
+# (the check of the PAGEABLE copy notes it). With non_blocking=False the call
+# waits by request: a synchronize after the copy, in the trace.
+@test "the .to() from pageable memory is given non_blocking=True: it makes no wait of its own" {
+    need_run main
+    need_trace main
+    local waits
+    draw_on_fail main --window nvtx:pageable_copy+gpu
+    waits=$(tq main list api --window nvtx:pageable_copy | awk -F'\t' '$6 ~ /Synchronize$/ { n++; w = w (w == "" ? "" : ", ") $6 } END { if (n) print w }')
+    [ -z "$waits" ] || say_fail "no wait for the GPU in the range \"pageable_copy\": the copy's call alone" \
+        "$waits" \
+        "keep part 1's pageable copy as given: pageable.to(DEVICE, non_blocking=True); non_blocking=False asks the call to wait for its copy, and part 1 measures whether from pageable memory it waits anyway"
+}
+
 @test "a bad option is refused with usage and exit status 2" {
     check_usage badopt --frobnicate
 }

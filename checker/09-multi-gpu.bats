@@ -457,6 +457,59 @@ near_bound() {
         "a kernel runs on the GPU of its stream; make \`cons\` current (cudaSetDevice) before the consumer's work (TODO 3)"
 }
 
+# created_streams RUN: what parts 1 and 2 of RUN queued (the calls made in
+# their NVTX ranges, "part1_split" and "part2_event") on a stream the
+# program did not create: one line each, "PART<TAB>WHAT<TAB>WHERE<TAB>SYNC"
+# (SYNC 1: a copy made by a call that takes no stream, cudaMemcpy or
+# cudaMemcpyPeer). Copies, kernels, events and stream waits; not the given
+# poison's memsets.
+created_streams() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "nvtx" && ($5 == "part1_split" || $5 == "part2_event") { rn[++nr] = $5; r0[nr] = t($2); r1[nr] = t($3); next }
+        $1 == "stream" { kind[$2] = $3; sdev[$2] = $4; next }
+        $1 == "api" { as[$5] = t($2); next }
+        $1 == "copy" { n++; c[n] = d ? $13 : $10; s[n] = $(4 + d); w[n] = $(5 + d) " copy"; y[n] = ($(9 + d) == "0"); next }
+        $1 == "kernel" { n++; c[n] = $(7 + d); s[n] = $(4 + d); w[n] = $(8 + d); sub(/\(.*/, "", w[n]); next }
+        $1 == "event" { n++; c[n] = $(5 + d); s[n] = $(3 + d); w[n] = "event record"; next }
+        $1 == "sync" && $(5 + d) == "wait" { n++; c[n] = $(6 + d); s[n] = $(4 + d); w[n] = "stream wait (cudaStreamWaitEvent)"; next }
+        END {
+            for (i = 1; i <= n; i++) {
+                if (!(c[i] in as) || kind[s[i]] == "created") continue
+                for (k = 1; k <= nr; k++) if (as[c[i]] >= r0[k] && as[c[i]] <= r1[k]) break
+                if (k > nr) continue
+                where = kind[s[i]] == "default" ? "the legacy default stream of GPU " sdev[s[i]] : \
+                    kind[s[i]] == "" ? "stream " s[i] : "a " kind[s[i]] " stream of GPU " sdev[s[i]]
+                printf "%s\t%s\t%s (%s)\t%d\n", rn[k], w[i], where, s[i], y[i]
+            }
+        }' "$RUNS/$1.trace" | sort -u
+}
+
+# In parts 1 and 2 all work goes to streams the program made: each slice's
+# own streams, s_prod and s_cons. Work on a GPU's legacy default stream is
+# ordered with the blocking streams of that GPU by the legacy stream's own
+# rules, not by the program's streams and events: a lesson broken even where
+# the results come out right. Which stream each record ran on is a
+# structure of the trace.
+@test "parts 1 and 2 queued every copy, kernel, event and stream wait in a stream the program created" {
+    need_run main
+    need_trace main
+    local off seen hint
+    off=$(created_streams main)
+    [ -n "$off" ] || return 0
+    draw_on_fail main --window nvtx:part1_split --window nvtx:part2_event
+    seen=$(awk -F'\t' '{ p = $1 == "part1_split" ? "part 1" : "part 2"
+            printf "%s%s on %s", (p == last ? ", " : (NR > 1 ? "; " : "") p ": "), $2, $3; last = p }' <<<"$off")
+    if awk -F'\t' '$4 == 1 { f = 1 } END { exit !f }' <<<"$off"; then
+        hint="cudaMemcpy and cudaMemcpyPeer take no stream: they run on the legacy default stream of the current GPU (and cudaMemcpy keeps the host until the copy is done); keep the given cudaMemcpyAsync and cudaMemcpyPeerAsync, each with its stream"
+    elif grep -q $'^part2_event\t\(event record\|stream wait\)' <<<"$off"; then
+        hint="record \`made\` in the producer's stream, s_prod, and make the consumer's stream, s_cons, wait for it: cudaStreamWaitEvent(s_cons, made, 0) (TODO 3); on a legacy default stream the order comes from that stream's rules, not from the event"
+    else
+        hint="keep the given stream arguments: in part 1 each slice's copies and kernels go to its own streams (sl->streams[...]), in part 2 the producer's work to s_prod and the consumer's to s_cons; 0 is the legacy default stream of the current GPU, which only the legacy stream's rules order with the others"
+    fi
+    say_fail "every copy, kernel, event record and stream wait of parts 1 and 2 on a stream the program created (a slice's streams, s_prod, s_cons)" \
+        "$seen" "$hint"
+}
+
 # ------------------------------------------------------------ part 3
 
 # A printed time is cudaEventElapsedTime between the events around one copy:
@@ -560,6 +613,144 @@ on_other_gpus_stream() {
     [ "$d" = 2 ] || say_fail "2 copies straight from GPU to GPU in the range \"direct\"" \
         "$(how_copied main direct)" \
         "without peer access the driver stages every copy between GPUs through host memory: cudaDeviceEnablePeerAccess, with each GPU current in turn, for the other (TODO 5)"
+}
+
+# ------------------------------------------------------------ the runs apart
+
+# runs_apart RUN: "ok", or the first timed run of RUN (an NVTX range
+# "sequential", "pipelined", "part2_event", "staged" or "direct", in time
+# order) that did not begin with the GPUs idle or end with its work waited
+# for: "RANGE<TAB>HOW<TAB>WORDS", HOW "before" or "after". A copy, kernel
+# or memset is waited for when, after its call (and before the range began,
+# or before it ended), the host made a wait that covers it:
+#   cudaDeviceSynchronize with the GPU of its stream current (the GPU its
+#     sync record names), cudaStreamSynchronize of its stream, or
+#     cudaStreamQuery of its stream begun after it had ended on the GPU;
+#   cudaEventSynchronize, after an event was recorded on its stream after it;
+#   its own call, for a cudaMemcpy from pinned memory to the device, or from
+#     the device to the host (synchronous with respect to the host, CUDA
+#     Runtime API, "API synchronization behavior");
+#   or through another stream: an event recorded on its stream after it, that
+#     another stream was told to wait for (cudaStreamWaitEvent) before work
+#     queued there that such a wait covers (part 2's producer, through s_cons).
+# A wait for GPU d's legacy default stream does not cover work of d's other
+# streams: that the legacy stream synchronizes with them is a rule for the
+# work queued in it, and it had none. Which call came after which is a
+# structure of the trace: the same in every run.
+runs_apart() {
+    awk -F'\t' "$TRACE_AWK"'
+        $1 == "nvtx" && $5 ~ /^(sequential|pipelined|part2_event|staged|direct)$/ { nr++; rn[nr] = $5; r0[nr] = t($2); r1[nr] = t($3); next }
+        $1 == "stream" { kind[$2] = $3; sdev[$2] = $4; next }
+        $1 == "api" { as[$5] = t($2); ae[$5] = t($3); an[$5] = $6; next }
+        $1 == "sync" { sy[$(6 + d)] = $(5 + d); ss[$(6 + d)] = $(4 + d); sd[$(6 + d)] = d ? $4 : "0"; next }
+        $1 == "copy" { n++; c[n] = d ? $13 : $10; s[n] = $(4 + d); e[n] = t($3); dv[n] = d ? $4 : 0
+                       w[n] = $(5 + d) " copy"
+                       self[n] = $(9 + d) == "0" && ($(5 + d) == "D2H" || ($(5 + d) == "H2D" && $(7 + d) == "PINNED")); next }
+        $1 == "kernel" { n++; c[n] = $(7 + d); s[n] = $(4 + d); e[n] = t($3); dv[n] = d ? $4 : 0; w[n] = $(8 + d); sub(/\(.*/, "", w[n]); next }
+        $1 == "memset" { n++; c[n] = $(7 + d); s[n] = $(4 + d); e[n] = t($3); dv[n] = d ? $4 : 0; w[n] = "memset"; next }
+        $1 == "event" { ne++; ec[ne] = $(5 + d); es[ne] = $(3 + d); next }
+        function gpu(i) { return (s[i] in sdev) ? sdev[s[i]] : dv[i] }
+        # direct(i, lim): a wait of the host after the call of record i, ended by lim
+        function direct(i, lim,   q, k) {
+            if (self[i]) return 1
+            for (q = 1; q <= nw; q++) {
+                k = wc[q]
+                if (as[k] < ae[c[i]] || ae[k] > lim) continue
+                if (an[k] == "cudaDeviceSynchronize" && sd[k] != "" && sd[k] == gpu(i)) return 1
+                if (an[k] == "cudaStreamSynchronize" && ss[k] == s[i]) return 1
+                if (an[k] == "cudaStreamQuery" && ss[k] == s[i] && as[k] >= e[i]) return 1
+                if (an[k] == "cudaEventSynchronize" && after_event(i, k)) return 1
+            }
+            return 0
+        }
+        # after_event(i, k): an event recorded on the stream of record i after its call, before call k
+        function after_event(i, k,   x) {
+            for (x = 1; x <= ne; x++)
+                if (es[x] == s[i] && (ec[x] in as) && as[ec[x]] >= ae[c[i]] && ae[ec[x]] <= as[k]) return 1
+            return 0
+        }
+        function covered(i, lim,   x, v, j) {
+            if (direct(i, lim)) return 1
+            for (x = 1; x <= ne; x++) {
+                if (es[x] != s[i] || !(ec[x] in as) || as[ec[x]] < ae[c[i]]) continue
+                for (v in sy) {
+                    if (sy[v] != "wait" || !(v in as) || as[v] < ae[ec[x]] || ss[v] == s[i]) continue
+                    for (j = 1; j <= n; j++)
+                        if (s[j] == ss[v] && (c[j] in as) && as[c[j]] >= ae[v] && as[c[j]] <= lim && direct(j, lim)) return 1
+                }
+            }
+            return 0
+        }
+        function on(i) {
+            return (kind[s[i]] == "default" ? "the legacy default stream (" s[i] ")" : "stream " s[i]) " of GPU " gpu(i)
+        }
+        # after(i, lim): the waits after the call of record i, ended by lim, in words
+        function after(i, lim,   q, k, x, last, cnt, out) {
+            for (q = 1; q <= nw + 1; q++) {
+                x = ""
+                if (q <= nw) {
+                    k = wc[q]
+                    if (as[k] < ae[c[i]] || ae[k] > lim) continue
+                    x = an[k] (ss[k] != "-" && ss[k] != "" ? " of stream " ss[k] (kind[ss[k]] == "default" ? " (the legacy default stream of GPU " sdev[ss[k]] ")" : "") : " (GPU " sd[k] " current)")
+                }
+                if (x == last) { cnt++; continue }
+                if (last != "") out = out (out == "" ? "" : ", ") last (cnt > 1 ? " x" cnt : "")
+                last = x; cnt = 1
+            }
+            return out == "" ? "none" : out
+        }
+        END {
+            for (k in an) if (an[k] ~ /Synchronize$|^cudaStreamQuery$/) wc[++nw] = k
+            for (q = 2; q <= nw; q++)           # in the order of the calls
+                for (x = q; x > 1 && as[wc[x]] < as[wc[x - 1]]; x--) { y = wc[x]; wc[x] = wc[x - 1]; wc[x - 1] = y }
+            o = ""
+            for (k in as) if (o == "" || as[k] < o) o = as[k]
+            for (p = 1; p <= nr; p++) order[p] = p
+            for (p = 2; p <= nr; p++)
+                for (q = p; q > 1 && r0[order[q]] < r0[order[q - 1]]; q--) { x = order[q]; order[q] = order[q - 1]; order[q - 1] = x }
+            for (q = 1; q <= nr; q++) {
+                p = order[q]
+                for (i = 1; i <= n; i++) {
+                    if (!(c[i] in as)) continue
+                    if (as[c[i]] < r0[p] && !covered(i, r0[p])) {
+                        printf "%s\tbefore\t\"%s\" began at %.3f ms while the %s on %s, queued at %.3f ms, was not waited for (the waits after it, before the range: %s)\n", \
+                            rn[p], rn[p], (r0[p] - o) / 1e6, w[i], on(i), (as[c[i]] - o) / 1e6, after(i, r0[p])
+                        exit
+                    }
+                    if (as[c[i]] >= r0[p] && as[c[i]] <= r1[p] && !covered(i, r1[p])) {
+                        printf "%s\tafter\t\"%s\" ended at %.3f ms, and the %s on %s, queued in it at %.3f ms, was not waited for (the waits after it, in the range: %s)\n", \
+                            rn[p], rn[p], (r1[p] - o) / 1e6, w[i], on(i), (as[c[i]] - o) / 1e6, after(i, r1[p])
+                        exit
+                    }
+                }
+            }
+            print "ok"
+        }' "$RUNS/$1.trace"
+}
+
+# Each timed run starts with every GPU idle (the given waits after poison(),
+# part_event()'s setup and poison_halos()), and the host waits for all of
+# its work before it ends (run_sequential()'s and run_pipelined()'s waits,
+# part 2's one wait at the end, exchange()'s waits for the copies' end
+# events): its time, its range and its results are its own. A blocking
+# stream of one GPU does not wait for another GPU's legacy default stream,
+# and a wait for a GPU's legacy default stream is for the work queued in it.
+@test "each timed run began with the GPUs idle, and the host waited for all its work before the run ended" {
+    need_run main
+    need_trace main
+    local r how seen hint
+    IFS=$'\t' read -r r how seen <<<"$(runs_apart main)"
+    [ "$r" = ok ] && return 0
+    draw_on_fail main --window "nvtx:$r"
+    case $r/$how in
+        */before) hint="keep the given waits before each timed run: cudaDeviceSynchronize with each GPU current in turn, after poison(), after part_event()'s setup and in poison_halos(); a stream of one GPU does not wait for another GPU's work, nor for its legacy default stream" ;;
+        sequential/after) hint="keep run_sequential()'s waits as given: cudaStreamSynchronize of each slice's stream; a wait for stream 0 is for the legacy default stream's own work, and the slices' work is not in it" ;;
+        pipelined/after) hint="once every slice is queued, wait for every one of each slice's streams: cudaStreamSynchronize(sl->streams[a]), with the slice's GPU current (TODO 2); a wait for stream 0 is for the legacy default stream's own work, and the slices' work is not in it" ;;
+        part2_event/after) hint="keep part 2's one wait as given, at the end: cudaStreamSynchronize(s_cons) after the copy back; a wait for stream 0 is for the legacy default stream's own work, not s_cons's" ;;
+        *) hint="keep exchange()'s waits as given: cudaEventSynchronize(p->ev[k][1]) for each side before its time is read; cudaDeviceSynchronize waits for the current GPU alone" ;;
+    esac
+    say_fail "every timed run beginning with no work of the GPUs left unwaited, and the host waiting for all of its work (its streams, its GPUs or its events) before it ends" \
+        "$seen" "$hint"
 }
 
 @test "a bad option is refused with usage and exit status 2" {
