@@ -352,18 +352,34 @@ sandbox_bwrap_args() {
     for d in "${SANDBOX_RW[@]}"; do BWRAP+=(--bind "$d" "$d"); done
 }
 
+# torch_python: the python3 lab 08 runs with, found as common/pylab.sh finds
+# it (LAB_PYTHON, python3 on PATH, /usr/bin/python3: the first that has
+# torch), as a path; nothing and status 1 where none has. A torch in a
+# virtual environment (/opt/torch/.venv on a GPU node) is found by PATH.
+torch_python() {
+    local py
+    for py in ${LAB_PYTHON:-} python3 /usr/bin/python3; do
+        py=$(command -v "$py" 2>/dev/null) || continue
+        "$py" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' 2>/dev/null &&
+            { echo "$py"; return 0; }
+    done
+    return 1
+}
+
 # sandbox_system_ro: set (once) GRADE_SANDBOX_SYSTEM, the folders outside
 # /usr and /etc a step must read, colon-separated: the CUDA toolkit's (nvcc's
-# or CUDA_HOME), lab 08's python3 and its packages (LAB_PYTHON), bats's
+# or CUDA_HOME), lab 08's python3 and its packages (torch_python), bats's
 # (BATS), and the instructor's own (GRADE_SANDBOX_RO, colon-separated).
 sandbox_system_ro() {
     [ -n "${GRADE_SANDBOX_SYSTEM+x}" ] && return 0
     local c=() p d
     p=$(command -v nvcc 2>/dev/null) && c+=("$(dirname "$(dirname "$(readlink -f "$p")")")")
     [ -n "${CUDA_HOME:-}" ] && c+=("$(readlink -f "$CUDA_HOME")")
-    if [ -n "${LAB_PYTHON:-}" ]; then
-        c+=("$(dirname "$(dirname "$LAB_PYTHON")")")
-        while IFS= read -r d; do c+=("$d"); done < <("$LAB_PYTHON" -c \
+    # (found here, not only in sandbox_base_env: this may run first, from
+    # sandbox_choose, and keeps what it found)
+    if p=$(torch_python); then
+        c+=("$(dirname "$(dirname "$p")")")
+        while IFS= read -r d; do c+=("$d"); done < <("$p" -c \
             'import sys, site; print(sys.prefix); print(sys.base_prefix); [print(p) for p in site.getsitepackages()]' 2>/dev/null)
     fi
     [ -n "${BATS:-}" ] && c+=("$(dirname "$(dirname "$(readlink -f "$BATS")")")")
@@ -472,8 +488,7 @@ sandbox_base_env() {
                   RUN_TIMEOUT="${RUN_TIMEOUT:-60}" BUILD_TIMEOUT="${BUILD_TIMEOUT:-180}")
     # a Python lab (08) runs with the grader's python3 that has torch: the
     # sandbox's PATH has the system's python3 only (LAB_PYTHON: common/pylab.sh)
-    if [ -z "${LAB_PYTHON:-}" ] && v=$(command -v python3 2>/dev/null) &&
-        "$v" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' 2>/dev/null; then
+    if [ -z "${LAB_PYTHON:-}" ] && v=$(torch_python); then
         LAB_PYTHON=$v
         export LAB_PYTHON
     fi
