@@ -298,6 +298,28 @@ sandbox_cmd() {
     SANDBOX_CMD+=("${drop[@]}")
 }
 
+# sandbox_parents DIR...: add to BWRAP the folders above each DIR, made
+# readable (bwrap would make them mode 700 as root), none of their other
+# files there; each once (BWRAP_MADE), none under /usr, /etc, /sys, /proc,
+# /dev.
+sandbox_parents() {
+    local d h p
+    for d in "$@"; do
+        [ -n "$d" ] || continue
+        p=""
+        local IFS=/
+        for h in ${d#/}; do
+            p+=/$h
+            [ "$p" = "$d" ] && break
+            case $p/ in /usr/*|/etc/*|/sys/*|/proc/*|/dev/*) continue ;; esac
+            [[ $BWRAP_MADE == *" $p "* ]] && continue
+            BWRAP_MADE+="$p "
+            BWRAP+=(--dir "$p")
+        done
+        unset IFS
+    done
+}
+
 # sandbox_bwrap_args: set BWRAP to bubblewrap's words for one step: the
 # namespaces, the system read-only, the GPU's devices, /tmp, /var/tmp and
 # /dev/shm of the step's own (SANDBOX_SCRATCH/{tmp,var-tmp,shm}, else empty
@@ -305,6 +327,7 @@ sandbox_cmd() {
 # holds them (GRADE_HIDE, colon-separated), then SANDBOX_RO and SANDBOX_RW.
 sandbox_bwrap_args() {
     local d h
+    BWRAP_MADE=" "
     BWRAP=("$(command -v bwrap || echo bwrap)" --die-with-parent --new-session --unshare-ipc --unshare-pid --unshare-net
            --unshare-uts --unshare-cgroup-try)
     is_root || BWRAP+=(--unshare-user)
@@ -324,6 +347,9 @@ sandbox_bwrap_args() {
     fi
     sandbox_system_ro
     local IFS=:
+    # (their parents first, readable: bwrap would make /opt of /opt/torch
+    # mode 700 as root, and the sandbox uid could not reach the venv)
+    sandbox_parents $GRADE_SANDBOX_SYSTEM
     for d in $GRADE_SANDBOX_SYSTEM; do [ -n "$d" ] && BWRAP+=(--ro-bind "$d" "$d"); done
     for h in ${GRADE_HIDE:-}; do
         [ -d "$h" ] || continue
@@ -332,22 +358,7 @@ sandbox_bwrap_args() {
         done
     done
     unset IFS
-    # the folders above those bound: made readable (bwrap would make them
-    # mode 700 as root), none of their other files there
-    local made=" " p
-    for d in "${SANDBOX_RO[@]}" "${SANDBOX_RW[@]}"; do
-        p=""
-        local IFS=/
-        for h in ${d#/}; do
-            p+=/$h
-            [ "$p" = "$d" ] && break
-            case $p/ in /usr/*|/etc/*|/sys/*|/proc/*|/dev/*) continue ;; esac
-            [[ $made == *" $p "* ]] && continue
-            made+="$p "
-            BWRAP+=(--dir "$p")
-        done
-        unset IFS
-    done
+    sandbox_parents "${SANDBOX_RO[@]}" "${SANDBOX_RW[@]}"
     for d in "${SANDBOX_RO[@]}"; do BWRAP+=(--ro-bind "$d" "$d"); done
     for d in "${SANDBOX_RW[@]}"; do BWRAP+=(--bind "$d" "$d"); done
 }
