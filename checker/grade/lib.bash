@@ -427,9 +427,14 @@ sandbox_choose() {
     if ! command -v bwrap >/dev/null; then
         why="bubblewrap is not installed (apt-get install bubblewrap)"
     else
-        local o SANDBOX_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME=/) SANDBOX_RO=() SANDBOX_RW=() SANDBOX_SCRATCH=""
+        local o mine SANDBOX_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME=/) SANDBOX_RO=() SANDBOX_RW=() SANDBOX_SCRATCH=""
         GRADE_SANDBOX=bwrap sandbox_cmd "$uid" ""
-        if ! o=$(cd / && timeout 60 "${SANDBOX_CMD[@]}" sh -c 'test -r /usr/bin/env && ! test -e /root/.' 2>&1); then
+        # it sees the system, and of root's home only the folders bound for
+        # the system's tools (a python3 of pyenv's in /root/.pyenv): nothing
+        # else of root's
+        mine=$(tr ':' '\n' <<<"$GRADE_SANDBOX_SYSTEM" | sed -n 's|^/root/\([^/]*\).*|\1|p' | sort -u | paste -sd ' ')
+        if ! o=$(cd / && timeout 60 "${SANDBOX_CMD[@]}" sh -c 'test -r /usr/bin/env || exit 1
+                for f in $(ls -A /root 2>/dev/null); do case " $1 " in *" $f "*) ;; *) exit 1 ;; esac; done' _ "$mine" 2>&1); then
             why="bubblewrap cannot make a sandbox here ($(grep -m 1 . <<<"$o" || echo "it failed"))"
             is_root || why+="; an ordinary user needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or the AppArmor rule for bwrap)"
         fi

@@ -822,3 +822,29 @@ EOF
     echo "$output"
     [[ $output == *"grade: stopped before grading: GRADE_SANDBOX=bwrap, but bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace)"* ]]
 }
+
+# A GPU node's torch often lives in a virtual environment outside /usr
+# (/opt/torch/.venv): the sandbox must bind it, and make its parent readable
+# to the sandbox uid, or lab 08 is "not graded: import torch failed" for
+# every student (seen on an H100 node). A made venv with a made torch that
+# sees no GPU: the lab must get as far as asking it.
+@test "lab 08 in the sandbox runs with the torch of a virtual environment outside /usr" {
+    skip_full "one more grading, of lab 08"
+    local v sp out="$BATS_TEST_TMPDIR/l8" c="$BATS_TEST_TMPDIR/c8"
+    # (not under /tmp: the sandbox has a /tmp of its own)
+    mkdir -p "$KIT_ROOT/build"
+    v=$(mktemp -d "$KIT_ROOT/build/venv.XXXXXX")
+    python3 -m venv --without-pip "$v" 2>/dev/null || { rm -rf "$v"; skip "python3 cannot make a virtual environment here"; }
+    sp=$("$v/bin/python3" -c 'import site; print(site.getsitepackages()[0])')
+    mkdir -p "$sp/torch" "$c/one"
+    printf '%s\n' "__version__ = 'made'" 'class version: cuda = None' \
+        'class cuda:' '    @staticmethod' '    def is_available(): return False' >"$sp/torch/__init__.py"
+    chmod -R a+rX "$v" "$BATS_TEST_TMPDIR"     # (mktemp made it mode 700)
+    cp "$KIT_ROOT/solutions/08-pytorch/streams.py" "$c/one/"
+    PATH="$v/bin:$PATH" run without_bats_env "$KIT_ROOT/checker/grade/grade" --labs 08 -o "$out" "$c"
+    echo "$output"
+    [[ $output == *"grade: sandbox: bubblewrap"* ]] || { rm -rf "$v"; skip "bubblewrap cannot make a sandbox here"; }
+    rm -rf "$v"
+    grep -m 1 '# skip' "$out/results/one/08-pytorch.tap"
+    grep -q '# skip no CUDA device: torch made sees no CUDA device' "$out/results/one/08-pytorch.tap"
+}
