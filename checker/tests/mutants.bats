@@ -168,6 +168,7 @@ PY
 }
 
 @test "lab 01: without the wait after the warm-up, the GPU still stamps the start event after the warm-up kernel" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 01-sync-copy <<'PY'
 for v in ('m-9dd900eb', 'm-81410a81'):
     same(v)
@@ -189,6 +190,7 @@ PY
 }
 
 @test "lab 01: cudaEventRecord(start) moved before cudaEventCreate(&stop) changes nothing the GPU does" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 01-sync-copy <<'PY'
 same('m-71468101')
 rem, add = changed('m-71468101')
@@ -198,6 +200,7 @@ PY
 }
 
 @test "lab 01: cudaDeviceSynchronize in place of cudaEventSynchronize(stop) waits for the same work" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 01-sync-copy <<'PY'
 for v in ('m-9c855430', 'm-9c855430.2', 'm-9c855430.3'):
     same(v)
@@ -220,12 +223,14 @@ PY
 }
 
 @test "lab 02: a time read before the host waited for its stop event fails the check of the times it reports" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     kills 02-async-copy "the times it reports agree with what the trace recorded" \
         "keep the rehearsal's cudaStreamSynchronize(stream) right after cudaEventRecord(stop, stream) as given" \
         m-4b37440b
 }
 
 @test "lab 02: the rehearsal's start event on stream 0 is ordered with the created stream's work, and the GPU did the same" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 02-async-copy <<'PY'
 v = 'm-f554a9af'
 same(v)
@@ -239,6 +244,7 @@ PY
 }
 
 @test "lab 02: cudaStreamSynchronize(0) waited for the created blocking stream as cudaStreamSynchronize(stream) does" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 02-async-copy <<'PY'
 for v, n in (('m-a17d8153', 2), ('m-84ecb04c', 1)):
     same(v)
@@ -260,6 +266,7 @@ PY
 }
 
 @test "lab 02: cudaDeviceSynchronize in place of cudaStreamSynchronize(stream) waits for the same work" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 02-async-copy <<'PY'
 for v, n in (('m-648e56e1', 2), ('m-fe50b613', 1)):
     same(v)
@@ -273,6 +280,7 @@ PY
 }
 
 @test "lab 02: the measured run's start record moved above the NVTX range issue changes nothing the GPU does" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 02-async-copy <<'PY'
 v = 'm-bf23b5bc'
 same(v)
@@ -295,6 +303,7 @@ PY
 }
 
 @test "lab 03: a re-run that crashed before its table no longer passes the bandwidth check's second chance" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     kills 03-pinned-memory "the printed bandwidths agree with the traced copies" \
         "record start after the warm-up and right before the loop" m-1e081be5
     grep -q 're-run 1: no table rows: the program exited 1: pinned_memory.cu:139: CUDA error cudaErrorNotReady' \
@@ -302,6 +311,7 @@ PY
 }
 
 @test "lab 03: cudaStreamSynchronize(0) or cudaDeviceSynchronize after the timed cudaMemcpyAsync waits for its copy as cudaStreamSynchronize(stream) does" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 03-pinned-memory <<'PY'
 for v, to in (('m-84ecb04c', 'cudaStreamSynchronize | sync stream on default1 dev 0'),
               ('m-fe50b613', 'cudaDeviceSynchronize | sync context on - dev 0')):
@@ -326,6 +336,7 @@ PY
 }
 
 @test "lab 03: the wait after each kind's bandwidth series has nothing left to wait for" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 03-pinned-memory <<'PY'
 old = 'cudaStreamSynchronize | sync stream on created/blocking1 dev 0'
 for v, to in (('m-84ecb04c.2', 'cudaStreamSynchronize | sync stream on default1 dev 0'),
@@ -347,6 +358,7 @@ PY
 }
 
 @test "lab 03: the pinned buffers left unfreed change nothing the GPU does" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 03-pinned-memory <<'PY'
 v = 'm-cea4d37e'
 same(v)
@@ -356,6 +368,7 @@ PY
 }
 
 @test "lab 03: cudaDeviceSynchronize in place of cudaEventSynchronize(stop) waits for the same copies" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 03-pinned-memory <<'PY'
 v = 'm-9c855430'
 same(v)
@@ -383,6 +396,7 @@ PY
 }
 
 @test "lab 04: part 1 cases run on another stream or not waited for fail the check that part 1 runs one case at a time on stream s" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     kills 04-events "part 1 runs one case at a time, every kernel on stream s" \
         "keep the given busy(w, s) calls as they are" \
         m-8fd444dd.4 m-8fd444dd.5 m-8fd444dd.6 m-0d749eef.4 m-0d749eef.5 m-0d749eef.6
@@ -396,6 +410,7 @@ PY
 }
 
 @test "lab 04: a late case that waits between its launches or not after them fails the check of the late case" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     kills 04-events "a host clock started while an earlier kernel runs counts that kernel too" \
         "keep the given cudaStreamSynchronize(s) before t1 of the late case as it is" \
         m-682d2a02.3 m-e6392005.3 m-babbf2c2.3
@@ -405,6 +420,7 @@ PY
 }
 
 @test "lab 04: part 3 without the host's wait after the memsets, or waiting for stream A instead of B, fails the check of those waits" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     kills 04-events "part 3 waits on the host where stream 0 meets streams A and B" \
         "keep the given cudaDeviceSynchronize() after the two cudaMemset calls" m-9dd900eb
     kills 04-events "part 3 waits on the host where stream 0 meets streams A and B" \
@@ -414,6 +430,7 @@ PY
 }
 
 @test "lab 04: cudaDeviceSynchronize in place of a wait for stream s or its stop event in part 1 waits for the same work" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 04-events <<'PY'
 for v, was in (('m-99912320', 'cudaStreamSynchronize | sync stream on created/non-blocking1 dev 0'),
                ('m-99912320.2', 'cudaStreamSynchronize | sync stream on created/non-blocking1 dev 0'),
@@ -449,6 +466,7 @@ PY
 }
 
 @test "lab 04: cudaDeviceSynchronize in place of the wait for stream B waits as long, the producer on A having ended before the consumer on B began" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 04-events <<'PY'
 v = 'm-b109c91f'
 same(v)
@@ -465,6 +483,7 @@ PY
 }
 
 @test "lab 04: the wait for stream B moved above the end of the NVTX range dependency changes nothing the GPU does" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 04-events <<'PY'
 v = 'm-15146c40'
 same(v)
@@ -475,6 +494,7 @@ PY
 }
 
 @test "lab 04: cudaEventRecord(start) moved before cudaEventCreate(&stop) changes nothing the GPU does" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     proves 04-events <<'PY'
 v = 'm-1c8eb967'
 same(v)
@@ -659,6 +679,7 @@ all_checks_pass() {
 }
 
 @test "lab 05: the GPU ran the same work as the solution, in the same order but for the chunks of each pipelined run, and every check passes" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     local mids
     mids=$(listed 05-overlap "$BATS_TEST_DESCRIPTION")
     [ -n "$mids" ]
@@ -708,6 +729,7 @@ all_checks_pass() {
 }
 
 @test "lab 06: a scenario that leaves out a free fails the check that every scenario gives back the memory it allocated" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     local c="every scenario gives back the memory it allocated"
     ! kit_full || solutions_pass 06-lifetime "$c"
     local runs=()
@@ -736,6 +758,7 @@ all_checks_pass() {
 }
 
 @test "lab 06: a kernel queued before the wait for its chunk's copy fails the check that each kernel is queued behind its copy" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     local c="each chunk's kernel is queued behind the copy that brings its chunk"
     ! kit_full || solutions_pass 06-lifetime "$c"
     survivors_fail "$c" "keep the given cudaStreamWaitEvent(s_comp, ev_staged[b], 0) right before scramble()" \
@@ -768,6 +791,7 @@ fix, bad = sys.argv[1], []
 '
 
 @test "lab 06: once scenario 4 had waited for its compute stream, no copy or kernel was left for the wait after its range, and every check passes" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     local mids
     mids=$(listed 06-lifetime "$BATS_TEST_DESCRIPTION")
     [ -n "$mids" ]
@@ -796,6 +820,7 @@ sys.exit(1 if bad else 0)
 }
 
 @test "lab 06: with a chunk's scratch or the copy back on another stream, scenario 4 still ran each kernel after its chunk's copy and the copy back after the last kernel, and every check passes" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     local mids
     mids=$(listed 06-lifetime "$BATS_TEST_DESCRIPTION")
     [ -n "$mids" ]
@@ -1060,6 +1085,7 @@ L07=07-default-streams
 }
 
 @test "lab 07: the waits deleted between the parts (m-9dd900eb.2, .3, .4) or at a part's end (m-9dd900eb), and a thread's wait moved above its copy back (m-f91413b2, m-4811e684), fail the check of the parts, the hint naming the wait; the solution's runs pass it" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     local check="each part began with the GPU idle and waited for all its work before it ended"
     pass_all $L07 "$check" solution solution-2
     fail_with $L07 "$check" "keep the given cudaDeviceSynchronize\(\) before each part as it is" \
@@ -1075,10 +1101,12 @@ L07=07-default-streams
 }
 
 @test "lab 07: a survivor that leaves out a free did all else the solution did, call for call, and printed the same" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L07 frees m-af53df8b m-0d829c30 m-2ddbf586 m-054460f8 m-90867298 m-1ee47c90
 }
 
 @test "lab 07: part 2's given version with a cudaMemcpy or a cudaDeviceSynchronize made the solution's calls on stream 0 otherwise, each thread's copies and kernel on the legacy default stream" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L07 given2 m-6fcaa1f8 m-2d8627e4 m-f286644e
 }
 
@@ -1099,6 +1127,7 @@ L08=08-pytorch
 }
 
 @test "lab 08: the pageable .to() made blocking (m-2c7372cb) fails the check of its non_blocking=True; the solution's runs pass it" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     local check="the .to() from pageable memory is given non_blocking=True: it makes no wait of its own"
     pass_all $L08 "$check" solution solution-2
     fail_with $L08 "$check" "keep part 1's pageable copy as given: pageable.to\(DEVICE, non_blocking=True\)" m-2c7372cb
@@ -1106,6 +1135,7 @@ L08=08-pytorch
 }
 
 @test "lab 08: a torch.cuda.synchronize() left out or moved where nothing had been queued since the last wait changed nothing else: the same calls, and the work before it waited for" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L08 waits m-19a5da5f m-dc2d5454 m-dc2d5454.2
     local v r
     for v in m-19a5da5f:pageable_copy m-dc2d5454:pageable_copy m-dc2d5454.2:side_stream; do
@@ -1123,6 +1153,7 @@ print('the last wait before $r: %s; nothing queued after it, and every earlier r
 }
 
 @test "lab 08: a torch.cuda.synchronize() left out after part 1 or part 2 left the next wait, on the current stream, to wait for the same work" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L08 waits m-19a5da5f.3 m-19a5da5f.5
     on_trace $L08 m-19a5da5f.3 "
 a, b = rng('pinned_copy')
@@ -1147,6 +1178,7 @@ print('after part 2, until the next wait (cudaStreamSynchronize of stream %s), w
 }
 
 @test "lab 08: the torch.cuda.synchronize() left out after the events had nothing left to wait for" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L08 waits m-19a5da5f.9
     on_trace $L08 m-19a5da5f.9 "
 a, b = rng('events')
@@ -1159,6 +1191,7 @@ print('nothing queued after the range events; every record had ended when its %s
 }
 
 @test "lab 08: the stop event's wait made torch.cuda.synchronize() waited for the same work: all of it on the current stream, the stop event last" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L08 waits m-5854de11
     on_trace $L08 m-5854de11 "
 a, b = rng('events')
@@ -1192,6 +1225,7 @@ L09=09-multi-gpu
 }
 
 @test "lab 09: the given waits deleted before a timed run, a wait moved above the copy back, waits for a legacy default stream, and cudaDeviceSynchronize of one GPU for the copies of both, fail the check of the timed runs, the hint naming the wait; the solution's runs pass it" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     local check="each timed run began with the GPUs idle, and the host waited for all its work before the run ended"
     pass_all $L09 "$check" solution solution-2
     fail_with $L09 "$check" "keep the given waits before each timed run" m-9dd900eb m-9dd900eb.2 m-9dd900eb.3 m-9dd900eb.4
@@ -1208,10 +1242,12 @@ L09=09-multi-gpu
 }
 
 @test "lab 09: a survivor that leaves out a free did all else the solution did, call for call, and printed the same" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L09 frees m-4679eb9f m-f7b99b26 m-f021fbab m-9366ad45 m-8267fe59 m-fa63874b m-4d15537c m-25ee72e5 m-2391e035 m-802a5047
 }
 
 @test "lab 09: a survivor with another GPU current at calls that launch no kernel made the solution's calls otherwise, and its waits still covered their streams' work" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L09 current m-4aab3c03 m-4aab3c03.3 m-87064c67 m-278f0752 m-29c32062 m-11f9448f m-547be7e1 m-a5e41d1e \
         m-efb1438d m-efb1438d.2 m-81d9abc7.2 m-27eb37ba.3 m-166105a7.3 m-0bc2b802.2
     pass_all $L09 "each timed run began with the GPUs idle, and the host waited for all its work before the run ended" \
@@ -1219,6 +1255,7 @@ L09=09-multi-gpu
 }
 
 @test "lab 09: the kernels' code loaded with GPU 0 current only (m-2b34a9f4) left the solution's calls and work otherwise, GPU 1 loading it at its first launch, in the first sequential run" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L09 current m-2b34a9f4
     on_trace $L09 m-2b34a9f4 "
 cur = {}
@@ -1237,6 +1274,7 @@ print('%d loads, all with GPU 0 current; GPU 1 first launched in the first seque
 }
 
 @test "lab 09: the halos read back with the other GPU current (m-278f0752.3) made the solution's calls otherwise, each copy back after both copies of its exchange had ended" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L09 halo m-278f0752.3
     on_trace $L09 m-278f0752.3 "
 for r in ('staged', 'direct'):
@@ -1249,6 +1287,7 @@ for r in ('staged', 'direct'):
 }
 
 @test "lab 09: a wait for a stream made cudaDeviceSynchronize of the stream's GPU made the solution's calls otherwise and covered the same work" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L09 waits m-6f9fbf2e m-4bc30118 m-8e19c73b
     pass_all $L09 "each timed run began with the GPUs idle, and the host waited for all its work before the run ended" \
         m-6f9fbf2e m-4bc30118 m-8e19c73b
