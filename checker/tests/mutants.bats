@@ -48,38 +48,47 @@ PY
 
 # ---------------------------------------------------------------- 01-sync-copy
 
-# Helpers of the sections 01 to 04 (any section may use them).
+# Helpers every section uses.
 
 # fixture_replay LAB VARIANT [CHECK]: replay the runs of VARIANT kept in
-# fixtures/mutate/LAB/VARIANT (main.rc, main.out.gz, main.err.gz,
-# main.trace.gz; a re-run main.againN or main.lookN as the (N+1)th call)
-# through LAB's checker, only CHECK where given; its TAP and log at
-# $BATS_TEST_TMPDIR/LAB/VARIANT.{tap,log}. The runs were made with the seed
-# of make mutate.
+# fixtures/mutate/LAB/VARIANT (NAME.rc, NAME.out.gz, NAME.err[.gz],
+# NAME.trace.gz) through LAB's checker, only CHECK where given, as
+# replay.bats replays its recordings (replay_check; lab 06's stress runs
+# through progs/replay-stress, no compute-sanitizer): `main` is the run
+# without arguments, main.againN or main.lookN its (N+1)th call, and lab
+# 05's breadth and uneven, lab 06's s1-s4 the runs with their arguments. A
+# run not kept answers as replay-prog answers a run not recorded. Every run
+# was made with make mutate's seed. Its TAP where tap_of says (REPLAY_OUT,
+# else $BATS_TEST_TMPDIR/LAB/VARIANT.tap), and what the checker printed,
+# shown.
 fixture_replay() {
-    local lab=$1 v=$2 d="$BATS_TEST_TMPDIR/replay/$1/$2" f n k ext
+    local lab=$1 v=$2 src="$FIX/$1/$2" d="${REPLAY_OUT:-$BATS_TEST_TMPDIR}/runs/$1/$2" f n k
     mkdir -p "$d"
-    for f in "$FIX/$lab/$v"/main*.rc; do
+    for f in "$src"/*.rc; do
         n=$(basename "$f" .rc)
-        case $n in
-            main) k=r ;;
-            *.again*) k=r.$(( ${n##*again} + 1 )) ;;
-            *.look*) k=r.$(( ${n##*look} + 1 )) ;;
+        case $lab:$n in
+            *:main) k=r ;;
+            *:main.again*) k=r.$(( ${n##*again} + 1 )) ;;
+            *:main.look*) k=r.$(( ${n##*look} + 1 )) ;;
+            05-overlap:breadth) k=r--order-breadth ;;
+            05-overlap:uneven) k=r--chunks-7---streams-3---size-mib-16---reps-1 ;;
+            06-lifetime:s[1-4]) k=r--scenario-${n#s} ;;
             *) continue ;;
         esac
         cp "$f" "$d/$k.rc"
-        for ext in out err trace; do
-            if [ -f "$FIX/$lab/$v/$n.$ext.gz" ]; then
-                gzip -dc "$FIX/$lab/$v/$n.$ext.gz" >"$d/$k.$ext"
-            else
-                : >"$d/$k.$ext"
-            fi
-        done
+        if [ -f "$src/$n.err.gz" ]; then gzip -dc "$src/$n.err.gz" >"$d/$k.err"
+        else cp "$src/$n.err" "$d/$k.err" 2>/dev/null || : >"$d/$k.err"; fi
+        gzip -dc "$src/$n.out.gz" >"$d/$k.out"
+        [ ! -f "$src/$n.trace.gz" ] || gzip -dc "$src/$n.trace.gz" >"$d/$k.trace"
     done
-    python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import mutate; print(mutate.SEED)' \
-        "$(dirname "$MUTATE")" >"$d/seed"
-    REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
-    cat "$BATS_TEST_TMPDIR/$lab/$v.log"
+    sed -n "s/^SEED = '\([0-9]*\)'.*/\1/p" "$MUTATE" >"$d/seed"
+    if [ "$lab" = 06-lifetime ]; then
+        STRESS="$KIT_ROOT/checker/tests/progs/replay-stress" SANITIZER= REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
+    else
+        REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
+    fi
+    echo "--- $lab/$v"
+    cat "${REPLAY_OUT:-$BATS_TEST_TMPDIR}/$lab/$v.log"
 }
 
 # kills LAB CHECK HINT VARIANT...: each variant's recorded run fails CHECK,
@@ -506,45 +515,13 @@ PY
 
 # ---------------------------------------------------------------- 05-overlap
 
-# replay_survivor_runs LAB/VARIANT [CHECK]: replay the runs recorded of a
-# variant (fixtures/mutate/LAB/VARIANT: NAME.rc, NAME.err, NAME.out.gz,
-# NAME.trace.gz, seed) through LAB's checker, only CHECK where given, as
-# replay.bats replays its recordings (replay_check; lab 06's stress runs
-# through progs/replay-stress, no compute-sanitizer): its TAP and log where
-# tap_of says. A run not kept answers as replay-prog answers a run not
-# recorded. (Labs 05 and 06 use it; it could serve every lab's section.)
-replay_survivor_runs() {
-    local lab=${1%%/*} src="$FIX/$1" d="$BATS_TEST_TMPDIR/runs/$1" f name key
-    mkdir -p "$d"
-    cp "$src/seed" "$d/seed"
-    for f in "$src"/*.rc; do
-        name=$(basename "$f" .rc)
-        case $lab:$name in
-            *:main) key=r ;;
-            05-overlap:breadth) key=r--order-breadth ;;
-            05-overlap:uneven) key=r--chunks-7---streams-3---size-mib-16---reps-1 ;;
-            06-lifetime:s[1-4]) key=r--scenario-${name#s} ;;
-            *) continue ;;
-        esac
-        cp "$f" "$d/$key.rc"
-        cp "$src/$name.err" "$d/$key.err" 2>/dev/null || : >"$d/$key.err"
-        gzip -dc "$src/$name.out.gz" >"$d/$key.out"
-        [ ! -f "$src/$name.trace.gz" ] || gzip -dc "$src/$name.trace.gz" >"$d/$key.trace"
-    done
-    if [ "$lab" = 06-lifetime ]; then
-        STRESS="$KIT_ROOT/checker/tests/progs/replay-stress" SANITIZER= REPLAY_DIR="$d" replay_check "$@"
-    else
-        REPLAY_DIR="$d" replay_check "$@"
-    fi
-}
-
 # survivors_fail CHECK HINT LAB/VARIANT=SEEN...: replay each variant's runs
 # for CHECK alone; each must fail it, its seen: line holding SEEN and its
 # hint: line HINT. Says what went otherwise.
 survivors_fail() {
     local check=$1 hint=$2 a v bad="" log
     shift 2
-    survivor_check() { replay_survivor_runs "${1%%=*}" "$check"; }
+    survivor_check() { local v=${1%%=*}; fixture_replay "${v%%/*}" "${v#*/}" "$check" >/dev/null; }
     at_once survivor_check "$@"
     for a in "$@"; do
         v=${a%%=*} log="$BATS_TEST_TMPDIR/$v.log"
@@ -566,7 +543,7 @@ survivors_fail() {
 solutions_pass() {
     local v bad="" out="$BATS_FILE_TMPDIR/solutions"
     for v in solution solution-2; do
-        [ -s "$out/$1/$v.tap" ] || REPLAY_OUT=$out replay_survivor_runs "$1/$v"
+        [ -s "$out/$1/$v.tap" ] || REPLAY_OUT=$out fixture_replay "$1" "$v" >/dev/null
         [ -s "$out/$1/$v.tap" ] && ! grep -q '^not ok' "$out/$1/$v.tap" &&
             { [ -z "${2:-}" ] || sed -n 's/^ok [0-9]* //p' "$out/$1/$v.tap" | grep -qxF -- "$2"; } ||
             bad+=$'\n'"$1/$v:"$'\n'"$(cat "$out/$1/$v.log")"
@@ -669,7 +646,8 @@ listed() {
 # check of its lab: none fails. Says which did.
 all_checks_pass() {
     local v bad=""
-    at_once replay_survivor_runs "$@"
+    replay_all() { fixture_replay "${1%%/*}" "${1#*/}" >/dev/null; }
+    at_once replay_all "$@"
     for v in "$@"; do
         [ -s "$(tap_of "$v")" ] && ! grep -q '^not ok' "$(tap_of "$v")" ||
             bad+=$'\n'"$v fails a check:"$'\n'"$(sed 's/^/    /' "$BATS_TEST_TMPDIR/$v.log")"
@@ -859,26 +837,6 @@ sys.exit(1 if bad else 0)
 #
 # Helpers of the sections of labs 07, 08 and 09 (they would serve any lab).
 
-# survivor_replay LAB VARIANT CHECK: replay the recorded run `main` of
-# fixtures/mutate/LAB/VARIANT (m-ID, solution, solution-2) through LAB's
-# checker, the check CHECK alone. replay-prog reads r.rc, r.out, r.err,
-# r.trace and seed: made here from main.rc, main.out.gz, main.err.gz (an
-# empty one where there is none) and main.trace.gz, and mutate.py's SEED,
-# which every run of make mutate gets. Its TAP: tap_of LAB/VARIANT; what
-# the checker printed, $BATS_TEST_TMPDIR/LAB/VARIANT.log, is shown.
-survivor_replay() {
-    local f="$FIX/$1/$2" d="$BATS_TEST_TMPDIR/rec/$1/$2" x
-    mkdir -p "$d"
-    cp "$f/main.rc" "$d/r.rc"
-    for x in out err trace; do
-        if [ -f "$f/main.$x.gz" ]; then gunzip -c "$f/main.$x.gz" >"$d/r.$x"; else : >"$d/r.$x"; fi
-    done
-    sed -n "s/^SEED = '\([0-9]*\)'.*/\1/p" "$MUTATE" >"$d/seed"
-    REPLAY_DIR="$d" replay_check "$1/$2" "$3"
-    echo "--- $1/$2"
-    cat "$BATS_TEST_TMPDIR/$1/$2.log"
-}
-
 # fail_with LAB CHECK HINT VARIANT...: each recorded run fails CHECK, and
 # its hint matches HINT (grep -E, after "hint:"). The quick run (make test
 # without a GPU) replays the first VARIANT alone; make test-all, every one.
@@ -887,7 +845,7 @@ fail_with() {
     shift 3
     kit_full || set -- "$1"
     for v in "$@"; do
-        survivor_replay "$lab" "$v" "$check"
+        fixture_replay "$lab" "$v" "$check"
         tap_failed "$(tap_of "$lab/$v")" "$check" || { bad+=" $v(passed)"; continue; }
         grep -Eq "hint: *$hint" "$BATS_TEST_TMPDIR/$lab/$v.log" || bad+=" $v(hint)"
     done
@@ -902,7 +860,7 @@ pass_all() {
     shift 2
     kit_full || set -- "$1"
     for v in "$@"; do
-        survivor_replay "$lab" "$v" "$check"
+        fixture_replay "$lab" "$v" "$check"
         grep -qxF "ok 1 $check" "$(tap_of "$lab/$v")" || { echo "$v does not pass: $check"; return 1; }
     done
 }
