@@ -22,35 +22,30 @@ setup_file() {
 busy_ms() { tq main durations kernel:busy_kernel | sed -n "${1}p"; }
 
 # between_launches: what the host did between queueing producer_kernel and
-# queueing consumer_kernel, from the trace file itself (trace/FORMAT.md): a
-# kernel and the cudaLaunchKernel call that queued it share a correlation id
-# (`kernel START END STREAM GRID BLOCK CORR NAME`, `api START END THREAD CORR
-# NAME`). Prints one line: "ok", or "missing"; then the host waits found in
+# queueing consumer_kernel, from the trace's records with the call that
+# queued each (records: a kernel and the cudaLaunchKernel call that queued
+# it share a correlation id). Prints one line: "ok", or "missing"; then the host waits found in
 # between as "NAME xCOUNT" (or "-"); then how long after the producer's end the
 # consumer was queued, in ms (negative: while the producer still ran).
-# Times are ns near 2^61: split into seconds and ns so awk's doubles stay exact.
 between_launches() {
-    awk -F'\t' "$TRACE_AWK"'
-        FNR == NR && $1 == "kernel" {
-            if (index($(8 + d), "producer_kernel") == 1 && (pk == "" || t($2) < pk)) { pk = t($2); pe = t($3); pc = $(7 + d) }
-            if (index($(8 + d), "consumer_kernel") == 1 && (ck == "" || t($2) < ck)) { ck = t($2); cc = $(7 + d) }
-        }
-        FNR == NR && $1 == "api" { as[$5] = t($2) }
-        FNR == NR { next }
-        FNR == 1 {
+    records main kernel sync api | awk -F'\t' '
+        { r[NR] = $0 }
+        $4 == "kernel" && index($6, "producer_kernel") == 1 && (pk == "" || $1 + 0 < pk) { pk = $1 + 0; pe = $2 + 0; pc = $11 }
+        $4 == "kernel" && index($6, "consumer_kernel") == 1 && (ck == "" || $1 + 0 < ck) { ck = $1 + 0; cc = $11 }
+        $4 == "api" { as[$11] = $1 + 0 }
+        END {
             if (pc == "" || cc == "" || !(pc in as) || !(cc in as)) { print "missing"; exit }
             lo = as[pc]; hi = as[cc]
-        }
-        ($1 == "sync" && $(5 + d) != "wait") ||
-        ($1 == "api" && $6 ~ /Synchronize$|^cudaMemcpy$|^cudaMemset$|^cudaStreamQuery$|^cudaEventQuery$/) {
-            if (t($2) < hi && t($3) > lo)
-                n[$1 == "sync" ? "sync:" $(5 + d) : $6]++
-        }
-        END {
-            if (lo == "") exit
+            for (i = 1; i <= NR; i++) {
+                split(r[i], f, "\t")
+                if ((f[4] == "sync" && f[6] != "wait") ||
+                    (f[4] == "api" && f[6] ~ /Synchronize$|^cudaMemcpy$|^cudaMemset$|^cudaStreamQuery$|^cudaEventQuery$/))
+                    if (f[1] + 0 < hi && f[2] + 0 > lo)
+                        n[f[4] == "sync" ? "sync:" f[6] : f[6]]++
+            }
             for (k in n) found = found (found == "" ? "" : ", ") k " x" n[k]
-            printf "ok\t%s\t%.3f\n", found == "" ? "-" : found, (hi - pe) / 1e6
-        }' "$RUNS/main.trace" "$RUNS/main.trace"
+            printf "ok\t%s\t%.3f\n", found == "" ? "-" : found, hi - pe
+        }'
 }
 
 # Your run (run-checks prints it after the checks; never graded): the answers
@@ -160,14 +155,14 @@ event_time() {
 
 # part1 RUN: part 1's six busy_kernel runs in the order the host launched
 # them, one line each: "N START END STREAM KIND SYNC LAUNCH_START", times in
-# ns from the trace's first time; then one line "W T" per synchronize call
+# ns from the trace's first record; then one line "W T" per synchronize call
 # of the host (T its start).
 part1() {
-    awk -F'\t' "$TRACE_AWK"'
-        $1 == "stream" { printf "S\t%s\t%s\t%s\n", $2, $3, (NF >= 5 ? $5 : "?") }
-        $1 == "kernel" && index($NF, "busy_kernel") == 1 {
-            printf "K\t%s\t%.0f\t%.0f\t%s\n", $(NF - 1), t($2), t($3), $(4 + d) }
-        $1 == "api" { printf "A\t%s\t%.0f\t%s\n", $5, t($2), $6 }' "$RUNS/$1.trace" |
+    { tq "$1" streams | awk '{ printf "S\t%s\t%s\t%s\n", $1, $2, $4 }'
+      records "$1" kernel:busy_kernel api | awk -F'\t' '
+        function ns(x) { return sprintf("%.0f", x * 1e6) }
+        $4 == "kernel" && index($6, "busy_kernel") == 1 { printf "K\t%s\t%s\t%s\t%s\n", $11, ns($1), ns($2), $5 }
+        $4 == "api" { printf "A\t%s\t%s\t%s\n", $11, ns($1), $6 }'; } |
     awk -F'\t' '
         $1 == "S" { ki[$2] = $3; sy[$2] = $4; next }
         $1 == "K" { n++; c[n] = $2; ks[n] = $3; ke[n] = $4; st[n] = $5; next }
@@ -375,14 +370,13 @@ first_call() {
 # consumer's launch and the copy back's call for the device or for the
 # consumer's stream.
 part3_waits() {
-    awk -F'\t' "$TRACE_AWK"'
-        $1 == "api" { printf "A\t%.0f\t%s\t%s\n", t($2), $5, $6 }
-        $1 == "sync" { printf "Y\t%s\t%s\t%s\n", $NF, $(4 + d), $(5 + d) }
-        $1 == "memset" { printf "M\t%s\t%s\n", $NF, $(4 + d) }
-        $1 == "copy" && $(5 + d) == "D2H" { printf "C\t%s\n", $NF }
-        $1 == "kernel" && index($NF, "producer_kernel") == 1 { printf "P\t%s\t%s\n", $(NF - 1), $(4 + d) }
-        $1 == "kernel" && index($NF, "consumer_kernel") == 1 { printf "Q\t%s\t%s\n", $(NF - 1), $(4 + d) }' \
-        "$RUNS/$1.trace" |
+    records "$1" api sync memset d2h kernel | awk -F'\t' '
+        $4 == "api" { printf "A\t%s\t%s\t%s\n", $1, $11, $6 }
+        $4 == "sync" { printf "Y\t%s\t%s\t%s\n", $11, $5, $6 }
+        $4 == "memset" { printf "M\t%s\t%s\n", $11, $5 }
+        $4 == "copy" { printf "C\t%s\n", $11 }
+        $4 == "kernel" && index($6, "producer_kernel") == 1 { printf "P\t%s\t%s\n", $11, $5 }
+        $4 == "kernel" && index($6, "consumer_kernel") == 1 { printf "Q\t%s\t%s\n", $11, $5 }' |
     awk -F'\t' '
         function what(c) {
             if (yt[c] == "context") return "cudaDeviceSynchronize"

@@ -52,74 +52,27 @@ label() {
 # reps RUN RANGE: one line per NVTX range RANGE ("sequential", "pipelined") in
 # the trace of RUN, for the GPU work that started inside it:
 #   H2D_MS KERNEL_MS D2H_MS SPAN_MS KERNELS
-# (stage totals, first start to last end, number of kernels). Kept in
-# $RUNS/RUN.reps-RANGE: the checks and Your run ask for it again.
+# (the time each stage kept the GPU busy, first start to last end, number of
+# kernels: streamtrace query's stages). Kept in $RUNS/RUN.reps-RANGE: the
+# checks and Your run ask for it again.
 reps() {
     local keep="$RUNS/$1.reps-$2"
     [ -s "$keep" ] || reps_of "$1" "$2" >"$keep"
     cat "$keep"
 }
-reps_of() {
-    { tq "$1" list "nvtx:$2" | sed 's/^/R\t/'; tq "$1" list gpu | sed 's/^/G\t/'; } |
-    awk -F'\t' '
-        $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
-        {
-            for (i = 1; i <= n; i++)
-                if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
-            if (i > n) next
-            if ($5 == "copy" && $7 == "H2D") h[i] += $4
-            if ($5 == "copy" && $7 == "D2H") d[i] += $4
-            if ($5 == "kernel") { k[i] += $4; nk[i]++ }
-            if (!(i in lo) || $2 + 0 < lo[i]) lo[i] = $2 + 0
-            if (!(i in hi) || $3 + 0 > hi[i]) hi[i] = $3 + 0
-        }
-        END {
-            for (i = 1; i <= n; i++)
-                printf "%.6f %.6f %.6f %.6f %d\n", h[i], k[i], d[i], hi[i] - lo[i], nk[i]
-        }'
-}
+reps_of() { tq "$1" stages "nvtx:$2" | awk '{ print $3, $4, $5, $7, $6 }'; }
 
-# bound RUN: "FRACTION BOUND_MS PIPE_MS CHUNKS PAIRS" -- each pipelined run
-# is set against the sequential run just before it (the program alternates
-# them), so both saw the same GPU, busy or not. With C chunks (the kernels of
-# the pipelined run) and per-chunk stage times h, k, d (the sequential totals
-# H, K, D / C), the pipeline cannot beat the slowest stage run whole plus the
-# first chunk's earlier stages (fill) and the last chunk's later stages
-# (drain): max(H + k + d, h + K + d, h + k + D). With one copy engine the
-# copies take turns: max(H + D, h + K + d). FRACTION = bound / pipelined time;
-# the pair with the median fraction is printed.
-bound() {
-    { reps "$1" sequential | sed 's/^/S /'; reps "$1" pipelined | sed 's/^/P /'; } |
-        bound_of "$(tq "$1" meta copy_engines)"
-}
-
-# bound_of ENGINES: bound's answer from its "S ..." and "P ..." lines (reps
-# of the sequential and the pipelined runs, so marked) on stdin.
-bound_of() {
-    awk -v ce="${1:-1}" '
-        function max(a, b) { return a > b ? a : b }
-        $1 == "S" { ns++; H[ns] = $2; K[ns] = $3; D[ns] = $4 }
-        $1 == "P" { np++; P[np] = $5; C[np] = $6 }
-        END {
-            for (i = 1; i <= np && i <= ns; i++) {
-                if (C[i] < 1 || P[i] <= 0) continue
-                h = H[i] / C[i]; k = K[i] / C[i]; d = D[i] / C[i]
-                if (ce >= 2) b = max(max(H[i] + k + d, h + K[i] + d), h + k + D[i])
-                else b = max(H[i] + D[i], h + K[i] + d)
-                n++; f[n] = b / P[i]; fb[n] = b; fp[n] = P[i]; fc[n] = C[i]
-            }
-            if (n == 0) exit
-            for (i = 2; i <= n; i++)        # insertion sort by fraction
-                for (j = i; j > 1 && f[j] < f[j - 1]; j--) {
-                    t = f[j]; f[j] = f[j - 1]; f[j - 1] = t
-                    t = fb[j]; fb[j] = fb[j - 1]; fb[j - 1] = t
-                    t = fp[j]; fp[j] = fp[j - 1]; fp[j - 1] = t
-                    t = fc[j]; fc[j] = fc[j - 1]; fc[j - 1] = t
-                }
-            m = int((n + 1) / 2)            # the median; the lower one of two
-            printf "%.4f %.6f %.6f %d %d\n", f[m], fb[m], fp[m], fc[m], n
-        }'
-}
+# bound RUN: "FRACTION BOUND_MS PIPE_MS CHUNKS PAIRS" (streamtrace query's
+# bound) -- each pipelined run is set against the sequential run just
+# before it (the program alternates them), so both saw the same GPU, busy
+# or not. With C chunks (the kernels of the pipelined run) and per-chunk
+# stage times h, k, d (the sequential run's busy times H, K, D / C), the
+# pipeline cannot beat the slowest stage run whole plus the first chunk's
+# earlier stages (fill) and the last chunk's later stages (drain):
+# max(H + k + d, h + K + d, h + k + D). With one copy engine the copies take
+# turns: max(H + D, h + K + d). FRACTION = bound / pipelined time; the pair
+# with the median fraction is printed.
+bound() { tq "$1" bound nvtx:sequential nvtx:pipelined; }
 
 # LAST: the last sequential and pipelined runs, as streamtrace's window words
 # (what make trace draws): a failed check of the pipeline draws them.
@@ -170,7 +123,7 @@ your_run() {
     your_run_ok main || return 0
     local seq pipe ce frac bpipe=""
     seq=$(reps main sequential) pipe=$(reps main pipelined) ce=$(tq main meta copy_engines)
-    frac=$({ sed 's/^/S /' <<<"$seq"; sed 's/^/P /' <<<"$pipe"; } | bound_of "$ce" | awk '{ print $1 }')
+    frac=$(bound main | awk '{ print $1 }')
     your_fig speedup "$(ratio "$(median_span <<<"$seq")" "$(median_span <<<"$pipe")")" x \
         "the sequential version's time / the pipelined version's (medians of the runs)"
     your_fig bound_pct "$(awk -v f="$frac" 'BEGIN { if (f != "") print 100 * f }')" % \

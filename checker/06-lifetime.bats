@@ -350,16 +350,18 @@ balance() {
 # of the kernel's stream before the kernel; or a host wait between the two
 # calls that returned after the copy had ended.
 kernel_orders() {
-    awk -F'\t' "$TRACE_AWK"'
-        $1 == "stream" { nb[$2] = (d && $5 == "non-blocking") }
-        $1 == "meta" && $2 == "default_stream" { legacy = $3 }
-        $1 == "nvtx" && $5 ~ /^scenario [124]$/ { s = substr($5, 10); rs[s] = t($2); re[s] = t($3) }
-        $1 == "api" { na++; as[na] = t($2); ae[na] = t($3); ac[na] = $5; an[na] = $6 }
-        $1 == "copy" { what[$NF] = ($(5 + d) == "H2D" ? "h2d" : "copy"); str[$NF] = $(4 + d); gend[$NF] = t($3) }
-        $1 == "kernel" { what[$(7 + d)] = "kernel"; str[$(7 + d)] = $(4 + d) }
-        $1 == "memset" { what[$NF] = "memset"; str[$NF] = $(4 + d) }
-        $1 == "event" { what[$NF] = "event"; str[$NF] = $(3 + d) }
-        $1 == "sync" && $(5 + d) == "wait" { what[$NF] = "wait"; str[$NF] = $(4 + d) }
+    { printf 'L\t%s\n' "$(tq main meta default_stream)"
+      tq main streams | awk '{ printf "B\t%s\t%s\n", $1, $4 }'
+      records main nvtx api copy kernel memset event sync:wait; } | awk -F'\t' '
+        $1 == "L" { legacy = $2; next }
+        $1 == "B" { nb[$2] = ($3 == "non-blocking"); next }
+        $4 == "nvtx" && $6 ~ /^scenario [124]$/ { s = substr($6, 10); rs[s] = $1 + 0; re[s] = $2 + 0 }
+        $4 == "api" { na++; as[na] = $1 + 0; ae[na] = $2 + 0; ac[na] = $11; an[na] = $6 }
+        $4 == "copy" { what[$11] = ($6 == "H2D" ? "h2d" : "copy"); str[$11] = $5; gend[$11] = $2 + 0 }
+        $4 == "kernel" { what[$11] = "kernel"; str[$11] = $5 }
+        $4 == "memset" { what[$11] = "memset"; str[$11] = $5 }
+        $4 == "event" { what[$11] = "event"; str[$11] = $5 }
+        $4 == "sync" { what[$11] = "wait"; str[$11] = $5 }
         function blocking(x) { return x != legacy && !nb[x] }
         END {
             for (i = 2; i <= na; i++)           # the calls in the order they were made
@@ -389,7 +391,7 @@ kernel_orders() {
                     print s, k, (ok ? "ok" : "no " ks " " cs)
                 }
             }
-        }' "$RUNS/main.trace"
+        }'
 }
 
 # Work on two streams runs in no order unless the program orders it. A kernel

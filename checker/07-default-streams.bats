@@ -176,8 +176,8 @@ start_after_end() {
     done
 }
 
-# parts_view [RUN]: the parts of run RUN (default main), from its trace
-# file, times in ms from one origin, one line each:
+# parts_view [RUN]: the parts of run RUN (default main), from its trace's
+# records (times in ms from the trace's first record), one line each:
 #   R  NAME START END                 each part's NVTX range ("part1_kinds"...)
 #   Q  CALL_START CALL_END THREAD KIND STREAM WHAT
 #                                     each copy, kernel and memset, with the
@@ -186,26 +186,26 @@ start_after_end() {
 #                                     WHAT: "H2D copy", the kernel's name, "memset")
 #   W  START END THREAD NAME          each call that made the host wait for
 #                                     the GPU (its name ends in Synchronize)
-# Times are ns near 2^61: split into seconds and ns so that awk's doubles
-# stay exact.
 parts_view() {
-    awk -F'\t' "$TRACE_AWK"'
-        $1 == "nvtx" && $5 ~ /^part[123]_/ { printf "R\t%s\t%.6f\t%.6f\n", $5, t($2) / 1e6, t($3) / 1e6; next }
-        $1 == "stream" { kind[$2] = $3; next }
-        $1 == "api" {
-            as[$5] = t($2); ae[$5] = t($3); at[$5] = $4
-            if ($6 ~ /Synchronize$/) printf "W\t%.6f\t%.6f\t%s\t%s\n", as[$5] / 1e6, ae[$5] / 1e6, $4, $6
+    local run=${1:-main}
+    { tq "$run" streams | awk '{ printf "S\t%s\t%s\n", $1, $2 }'
+      records "$run" nvtx api gpu; } | awk -F'\t' '
+        $1 == "S" { kind[$2] = $3; next }
+        $4 == "nvtx" && $6 ~ /^part[123]_/ { printf "R\t%s\t%s\t%s\n", $6, $1, $2; next }
+        $4 == "api" {
+            as[$11] = $1; ae[$11] = $2; at[$11] = $10
+            if ($6 ~ /Synchronize$/) printf "W\t%s\t%s\t%s\t%s\n", $1, $2, $10, $6
             next
         }
-        $1 == "copy" { n++; c[n] = d ? $13 : $10; s[n] = $(4 + d); w[n] = $(5 + d) " copy" }
-        $1 == "kernel" { n++; c[n] = $(7 + d); s[n] = $(4 + d); w[n] = $(8 + d); sub(/\(.*/, "", w[n]) }
-        $1 == "memset" { n++; c[n] = $(7 + d); s[n] = $(4 + d); w[n] = "memset" }
+        $4 == "copy" { n++; c[n] = $11; s[n] = $5; w[n] = $6 " copy" }
+        $4 == "kernel" { n++; c[n] = $11; s[n] = $5; w[n] = $6; sub(/\(.*/, "", w[n]) }
+        $4 == "memset" { n++; c[n] = $11; s[n] = $5; w[n] = "memset" }
         END {
             for (i = 1; i <= n; i++)
                 if (c[i] in as)
-                    printf "Q\t%.6f\t%.6f\t%s\t%s\t%s\t%s\n", as[c[i]] / 1e6, ae[c[i]] / 1e6, at[c[i]], \
+                    printf "Q\t%s\t%s\t%s\t%s\t%s\t%s\n", as[c[i]], ae[c[i]], at[c[i]], \
                         (s[i] in kind) ? kind[s[i]] : "unknown", s[i], w[i]
-        }' "$RUNS/${1:-main}.trace"
+        }'
 }
 
 # STREAM_WORDS: an awk function, on(KIND, STREAM), a stream in words.
@@ -511,24 +511,18 @@ waits_hint() {
             "the chunks ran one after the other: a clear on stream 0 (cudaMemset) waits for all of them before it, and all after it wait for it (TODO 4)")"
 }
 
-# clear_order: from the trace file, the pipeline's chunks in the order the
+# clear_order: from the trace's records, the pipeline's chunks in the order the
 # program queued them (CUPTI's correlation ids grow with every call): the
 # k-th memset is chunk k's clear, the k-th kernel its kernel, and the first
 # D2H copy after that kernel its bins going back. Chunks whose kernels ran on
 # the same stream share a scratch buffer. Prints "ok", or what went wrong:
 # a count that is off, or the first chunk whose clear ran before the chunk
 # before it on its stream had copied its bins back, or after its own kernel
-# began (times in ms from the start of the pipeline's range). Times are ns
-# near 2^61: split into seconds and ns so that awk's doubles stay exact.
+# began (times in ms from the start of the pipeline's range).
 clear_order() {
-    awk -F'\t' "$TRACE_AWK"'
-        $1 == "nvtx" && $5 == "part3_pipeline" && lo == "" { lo = t($2); hi = t($3); next }
-        $1 == "kernel" || $1 == "memset" || $1 == "copy" {
-            s = $(4 + d)
-            c = $1 == "copy" ? (d ? $13 : $10) : $(7 + d)
-            dir = $1 == "copy" ? $(5 + d) : ""
-            n++; ty[n] = $1 == "copy" ? dir : $1; st[n] = t($2); en[n] = t($3); sm[n] = s; co[n] = c + 0
-        }
+    records main nvtx:part3_pipeline gpu | awk -F'\t' '
+        $4 == "nvtx" { if (lo == "") { lo = $1 + 0; hi = $2 + 0 }; next }
+        { n++; ty[n] = $4 == "copy" ? $6 : $4; st[n] = $1 + 0; en[n] = $2 + 0; sm[n] = $5; co[n] = $11 + 0 }
         END {
             if (lo == "") { print "no NVTX range part3_pipeline"; exit }
             m = 0
@@ -550,18 +544,18 @@ clear_order() {
                 mk = M[k]; kk = K[k]
                 if (en[mk] > st[kk]) {
                     printf "chunk %d: its kernel started at %.3f ms, its clear ran %.3f-%.3f ms: the kernel did not wait for the clear\n", \
-                        k - 1, (st[kk] - lo) / 1e6, (st[mk] - lo) / 1e6, (en[mk] - lo) / 1e6
+                        k - 1, st[kk] - lo, st[mk] - lo, en[mk] - lo
                     exit
                 }
                 for (j = k - 1; j >= 1 && sm[K[j]] != sm[kk]; j--) ;
                 if (j >= 1 && B[j] != "" && st[mk] < en[B[j]]) {
                     printf "chunk %d: its clear began at %.3f ms, while chunk %d, before it on stream %s with the same scratch, copied its bins back until %.3f ms\n", \
-                        k - 1, (st[mk] - lo) / 1e6, j - 1, sm[kk], (en[B[j]] - lo) / 1e6
+                        k - 1, st[mk] - lo, j - 1, sm[kk], en[B[j]] - lo
                     exit
                 }
             }
             print "ok"
-        }' "$RUNS/main.trace"
+        }'
 }
 
 @test "every chunk's scratch was cleared after its last use and before its kernel" {

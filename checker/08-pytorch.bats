@@ -26,8 +26,9 @@ setup_file() {
 }
 
 # queued RANGE [K]: what the code in the Kth NVTX range RANGE (default the
-# first) of run QUEUED_RUN (default main) did, from the trace file itself,
-# times in ms (from the same origin in every call):
+# first) of run QUEUED_RUN (default main) did, from the trace's records
+# with the call that queued each (records), times in ms from the trace's
+# first record:
 #   R  START END                 the range
 #   A  FIRST_START LAST_END N    the runtime calls made in it (N of them)
 #   K  START END STREAM          each kernel they queued
@@ -36,39 +37,37 @@ setup_file() {
 #   P  END SINCE                 each GPU record queued before the range that
 #                                ended after it began (work still running):
 #                                its end, and how long after the range began
-# Nothing when there is no such range. Times are ns near 2^61: split into
-# seconds and ns so that awk's doubles stay exact.
+# Nothing when there is no such range.
 queued() {
-    awk -F'\t' -v want="$1" -v k="${2:-1}" "$TRACE_AWK"'
-        $1 == "nvtx" && $5 == want { rs[++nr] = t($2); re[nr] = t($3); rth[nr] = $4 }
-        $1 == "api" { as[$5] = t($2); ae[$5] = t($3); ath[$5] = $4; an[$5] = $6 }
-        $1 == "kernel" { g[++ng] = "K"; gs[ng] = t($2); ge[ng] = t($3); gst[ng] = $(4 + d); gc[ng] = $(7 + d) }
-        $1 == "copy" { g[++ng] = "C"; gs[ng] = t($2); ge[ng] = t($3); gst[ng] = $(4 + d)
-                       gx[ng] = $(5 + d) "\t" ($(5 + d) == "D2H" ? $(8 + d) : $(7 + d)); gc[ng] = $(d ? 13 : 10) }
-        $1 == "event" { g[++ng] = "E"; gs[ng] = t($2); gst[ng] = $(3 + d); gc[ng] = $(5 + d) }
+    records "${QUEUED_RUN:-main}" "nvtx:$1" api kernel copy event | awk -F'\t' -v k="${2:-1}" '
+        $4 == "nvtx" { rs[++nr] = $1 + 0; re[nr] = $2 + 0; rth[nr] = $10 }
+        $4 == "api" { as[$11] = $1 + 0; ae[$11] = $2 + 0; ath[$11] = $10; an[$11] = $6 }
+        $4 == "kernel" { g[++ng] = "K"; gs[ng] = $1 + 0; ge[ng] = $2 + 0; gst[ng] = $5; gc[ng] = $11 }
+        $4 == "copy" { g[++ng] = "C"; gs[ng] = $1 + 0; ge[ng] = $2 + 0; gst[ng] = $5; gx[ng] = $6 "\t" $8; gc[ng] = $11 }
+        $4 == "event" { g[++ng] = "E"; gs[ng] = $1 + 0; gst[ng] = $5; gc[ng] = $11 }
         END {
             # the Kth range of that name by start
             for (i = 1; i <= nr; i++) { o = 1; for (j = 1; j <= nr; j++) if (rs[j] < rs[i] || (rs[j] == rs[i] && j < i)) o++; if (o == k) r = i }
             if (r == "") exit
             r0 = rs[r]; r1 = re[r]
-            printf "R\t%.6f\t%.6f\n", r0 / 1e6, r1 / 1e6
+            printf "R\t%.6f\t%.6f\n", r0, r1
             n = 0
             for (c in as) if (ath[c] == rth[r] && as[c] >= r0 && ae[c] <= r1) {
                 inr[c] = 1; n++
                 if (a0 == "" || as[c] < a0) a0 = as[c]
                 if (a1 == "" || ae[c] > a1) a1 = ae[c]
             }
-            if (n) printf "A\t%.6f\t%.6f\t%d\n", a0 / 1e6, a1 / 1e6, n
+            if (n) printf "A\t%.6f\t%.6f\t%d\n", a0, a1, n
             for (i = 1; i <= ng; i++) {
                 c = gc[i]
                 if (c in inr) {
-                    if (g[i] == "K") printf "K\t%.6f\t%.6f\t%s\n", gs[i] / 1e6, ge[i] / 1e6, gst[i]
-                    if (g[i] == "C") printf "C\t%.6f\t%.6f\t%s\t%s\n", gs[i] / 1e6, ge[i] / 1e6, gx[i], gst[i]
-                    if (g[i] == "E") printf "E\t%.6f\t%s\n", gs[i] / 1e6, gst[i]
+                    if (g[i] == "K") printf "K\t%.6f\t%.6f\t%s\n", gs[i], ge[i], gst[i]
+                    if (g[i] == "C") printf "C\t%.6f\t%.6f\t%s\t%s\n", gs[i], ge[i], gx[i], gst[i]
+                    if (g[i] == "E") printf "E\t%.6f\t%s\n", gs[i], gst[i]
                 } else if (g[i] != "E" && (c in as) && as[c] < r0 && ge[i] > r0)
-                    printf "P\t%.6f\t%.6f\n", ge[i] / 1e6, (ge[i] - r0) / 1e6
+                    printf "P\t%.6f\t%.6f\n", ge[i], (ge[i] - r0)
             }
-        }' "$RUNS/${QUEUED_RUN:-main}.trace" | sort -t $'\t' -k1,1 -k2,2g
+        }' | sort -t $'\t' -k1,1 -k2,2g
 }
 
 # stream_kind ID [RUN]: "KIND SYNC" of the stream ID, as the trace of RUN
@@ -233,20 +232,20 @@ copy_in() {
 #                the copy, that the stream of L's kernel was told to wait for
 #                (cudaStreamWaitEvent) before L
 part2_copies() {
-    awk -F'\t' "$TRACE_AWK"'
+    records "$1" nvtx api kernel copy memset event sync | awk -F'\t' '
         function ov(a0, a1, b0, b1) { if (b0 > a0) a0 = b0; if (b1 < a1) a1 = b1; return a1 > a0 ? a1 - a0 : 0 }
         function low(x) { if (o == "" || x < o) o = x }
-        function ms(x) { return x == "" ? "-" : sprintf("%.6f", (x - o) / 1e6) }
+        function ms(x) { return x == "" ? "-" : sprintf("%.6f", x - o) }
         function batch_of(x,   i) { for (i = 1; i <= nb; i++) if (x >= bs[i] && x <= be[i]) return i - 1; return -1 }
         function wait_of(c) { return c == "" ? "-" : an[c] "@" ms(as[c]) "@" ms(ae[c]) "@" ((c in sst) ? sst[c] : "-") }
-        $1 == "nvtx" { ns[++nn] = t($2); ne[nn] = t($3); nth[nn] = $4; nname[nn] = $5; low(ns[nn]) }
-        $1 == "api" { as[$5] = t($2); ae[$5] = t($3); ath[$5] = $4; an[$5] = $6; low(as[$5]) }
-        $1 == "kernel" { c = $(7 + d); ks[c] = t($2); ke[c] = t($3); kst[c] = $(4 + d); gpu[c] = 1; low(ks[c]) }
-        $1 == "copy" { c = $(d ? 13 : 10); cs[c] = t($2); ce[c] = t($3); cst[c] = $(4 + d); cdir[c] = $(5 + d)
-                       cmem[c] = $(7 + d); gpu[c] = 1; low(cs[c]) }
-        $1 == "memset" { gpu[$(6 + d)] = 1; low(t($2)) }
-        $1 == "event" { c = $(5 + d); et[c] = t($2); est[c] = $(3 + d); gpu[c] = 1; low(et[c]) }
-        $1 == "sync" { c = $(6 + d); sty[c] = $(5 + d); sst[c] = $(4 + d); if (sty[c] == "wait") gpu[c] = 1; low(t($2)) }
+        { t0 = $1 + 0; t1 = $2 + 0; c = $11 }
+        $4 == "nvtx" { ns[++nn] = t0; ne[nn] = t1; nth[nn] = $10; nname[nn] = $6; low(t0) }
+        $4 == "api" { as[c] = t0; ae[c] = t1; ath[c] = $10; an[c] = $6; low(t0) }
+        $4 == "kernel" { ks[c] = t0; ke[c] = t1; kst[c] = $5; gpu[c] = 1; low(t0) }
+        $4 == "copy" { cs[c] = t0; ce[c] = t1; cst[c] = $5; cdir[c] = $6; cmem[c] = $8; gpu[c] = 1; low(t0) }
+        $4 == "memset" { gpu[c] = 1; low(t0) }
+        $4 == "event" { et[c] = t0; est[c] = $5; gpu[c] = 1; low(t0) }
+        $4 == "sync" { sty[c] = $6; sst[c] = $5; if (sty[c] == "wait") gpu[c] = 1; low(t0) }
         END {
             for (i = 1; i <= nn; i++) if (nname[i] == "side_stream" && (r == "" || ns[i] < ns[r])) r = i
             if (r == "") exit
@@ -285,9 +284,9 @@ part2_copies() {
                 }
                 printf "%d\t%s\t%s\t%s\t%s\t%s\t%s", b, ms(c0), ms(c1), cst[q], cmem[q], ms(ae[q]), nx == "" ? "-" : ms(as[nx])
                 printf "\t%s\t%s\t%s", L == "" ? "-" : ms(as[L]), L == "" ? "-" : ms(ks[L]), L == "" ? "-" : kst[L]
-                printf "\t%.6f\t%.6f\t%s\t%s\t%s\n", own / 1e6, early / 1e6, wait_of(w), wait_of(bw), aft == "" ? "-" : ms(aft)
+                printf "\t%.6f\t%.6f\t%s\t%s\t%s\n", own, early, wait_of(w), wait_of(bw), aft == "" ? "-" : ms(aft)
             }
-        }' "$RUNS/$1.trace"
+        }'
 }
 
 # wait_hint WAIT STREAM: the hint for a host that waited for a side-stream
@@ -571,17 +570,19 @@ event_time() {
 # how long it ran on into the range. A structure: which call came after
 # which, the same in every run.
 idle_at() {
-    local run=$1
+    local run=$1 want r
     shift
-    awk -F'\t' -v want="$*" "$TRACE_AWK"'
+    want=$*
+    { for r in "$@"; do records "$run" "nvtx:$r"; done
+      records "$run" api sync kernel copy memset event; } | awk -F'\t' -v want="$want" '
         BEGIN { nwant = split(want, wl, " "); for (i = 1; i <= nwant; i++) wanted[wl[i]] = i }
-        $1 == "nvtx" && ($5 in wanted) && (!($5 in rs) || t($2) < rs[$5]) { rs[$5] = t($2); next }
-        $1 == "api" { as[$5] = t($2); ae[$5] = t($3); an[$5] = $6; next }
-        $1 == "sync" { sst[$(6 + d)] = $(4 + d); next }
-        $1 == "kernel" { n++; gc[n] = $(7 + d); gs[n] = $(4 + d); ge[n] = t($3); gw[n] = "a kernel"; next }
-        $1 == "copy" { n++; gc[n] = d ? $13 : $10; gs[n] = $(4 + d); ge[n] = t($3); gw[n] = ($(5 + d) ~ /^H/ ? "an " : "a ") $(5 + d) " copy"; next }
-        $1 == "memset" { n++; gc[n] = $(7 + d); gs[n] = $(4 + d); ge[n] = t($3); gw[n] = "a memset"; next }
-        $1 == "event" { ne++; ec[ne] = $(5 + d); es[ne] = $(3 + d); next }
+        $4 == "nvtx" && ($6 in wanted) && (!($6 in rs) || $1 + 0 < rs[$6]) { rs[$6] = $1 + 0; next }
+        $4 == "api" { as[$11] = $1 + 0; ae[$11] = $2 + 0; an[$11] = $6; next }
+        $4 == "sync" { sst[$11] = $5; next }
+        $4 == "kernel" { n++; gc[n] = $11; gs[n] = $5; ge[n] = $2 + 0; gw[n] = "a kernel"; next }
+        $4 == "copy" { n++; gc[n] = $11; gs[n] = $5; ge[n] = $2 + 0; gw[n] = ($6 ~ /^H/ ? "an " : "a ") $6 " copy"; next }
+        $4 == "memset" { n++; gc[n] = $11; gs[n] = $5; ge[n] = $2 + 0; gw[n] = "a memset"; next }
+        $4 == "event" { ne++; ec[ne] = $11; es[ne] = $5; next }
         END {
             for (c in an) if (an[c] ~ /^cuda(Device|Stream|Event)Synchronize$/) { nw++; wc[nw] = c }
             o = ""
@@ -607,10 +608,10 @@ idle_at() {
                 if (!bad) continue
                 c = gc[bad]; w = gw[bad]
                 printf "%s\tthe range \"%s\" began at %.3f ms with work queued before it that no wait covered: the last, %s on stream %s, queued at %.3f ms, %s\n", \
-                    r, r, (rs[r] - o) / 1e6, w, gs[bad], (as[c] - o) / 1e6, \
-                    (ge[bad] > rs[r] ? sprintf("ran on until %.3f ms", (ge[bad] - o) / 1e6) : "had ended by then, as it happened")
+                    r, r, rs[r] - o, w, gs[bad], as[c] - o, \
+                    (ge[bad] > rs[r] ? sprintf("ran on until %.3f ms", ge[bad] - o) : "had ended by then, as it happened")
             }
-        }' "$RUNS/$run.trace"
+        }'
 }
 
 # Each part and case is measured alone: the given code waits for the GPU

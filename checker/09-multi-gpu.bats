@@ -54,42 +54,14 @@ slices_on() {
 # the time each stage kept that GPU busy (the union of its records: on one
 # GPU the two slices' kernels may run at once), its kernels, and the span
 # of the whole rep (every GPU, first start to last end). GPU work belongs to
-# the range it started in. Kept in $RUNS: the checks and Your run ask again.
+# the range it started in (streamtrace query's stages, less the line of a
+# range without GPU work). Kept in $RUNS: the checks and Your run ask again.
 split_reps() {
     local keep="$RUNS/$1.split-$2"
     [ -s "$keep" ] || split_reps_of "$1" "$2" >"$keep"
     cat "$keep"
 }
-split_reps_of() {
-    { tq "$1" list "nvtx:$2" | sed 's/^/R\t/'; tq "$1" list gpu | sed 's/^/G\t/'; } |
-    awk -F'\t' '
-        # busy(KEY, START, END): add an interval to the union of KEY (the
-        # records come sorted by start)
-        function busy(x, a, b) {
-            if (!(x in ce)) { cs[x] = a; ce[x] = b }
-            else if (a > ce[x]) { tot[x] += ce[x] - cs[x]; cs[x] = a; ce[x] = b }
-            else if (b > ce[x]) ce[x] = b
-        }
-        $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
-        {
-            for (i = 1; i <= n; i++)
-                if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
-            if (i > n) next
-            k = i SUBSEP $10; dev[k] = 1
-            if ($5 == "copy" && ($7 == "H2D" || $7 == "D2H")) busy(k SUBSEP $7, $2 + 0, $3 + 0)
-            if ($5 == "kernel") { busy(k SUBSEP "K", $2 + 0, $3 + 0); nk[k]++ }
-            if (!(i in lo) || $2 + 0 < lo[i]) lo[i] = $2 + 0
-            if (!(i in hi) || $3 + 0 > hi[i]) hi[i] = $3 + 0
-        }
-        END {
-            for (x in ce) tot[x] += ce[x] - cs[x]
-            for (k in dev) {
-                split(k, p, SUBSEP)
-                printf "%d %s %.6f %.6f %.6f %d %.6f\n", p[1], p[2], tot[k, "H2D"], tot[k, "K"],
-                    tot[k, "D2H"], nk[k], hi[p[1]] - lo[p[1]]
-            }
-        }' | sort -n -k1,1 -k2,2
-}
+split_reps_of() { tq "$1" stages "nvtx:$2" | awk '$2 != "-"'; }
 
 # split_bound RUN: "FRACTION BOUND_MS PIPE_MS REPS". Each pipelined rep is set
 # against the sequential rep just before it (the program alternates them).
@@ -99,44 +71,8 @@ split_reps_of() {
 # later ones, max(H + k + d, h + K + d, h + k + D) with h = H / C..., or with
 # one copy engine max(H + D, h + K + d) (as lab 05). The GPUs work at once,
 # so the rep's bound is the largest GPU's; FRACTION = bound / the pipelined
-# rep's span, the median over the reps.
-split_bound() {
-    { tq "$1" devices | awk '{ print "E", $1, $2 }'
-      split_reps "$1" sequential | sed 's/^/S /'
-      split_reps "$1" pipelined | sed 's/^/P /'; } |
-    awk '
-        function max(a, b) { return a > b ? a : b }
-        $1 == "E" { ce[$2] = $3; next }
-        $1 == "S" { H[$2, $3] = $4; K[$2, $3] = $5; D[$2, $3] = $6; seq[$2, $3] = 1; next }
-        $1 == "P" { C[$2, $3] = $7; span[$2] = $8; used[$2, $3] = 1; if ($2 > np) np = $2 }
-        END {
-            for (i = 1; i <= np; i++) {
-                b = 0; ok = 0
-                for (x in used) {
-                    split(x, q, SUBSEP)
-                    if (q[1] != i || !((i, q[2]) in seq) || C[i, q[2]] < 1) continue
-                    g = q[2]; c = C[i, g]
-                    h = H[i, g] / c; k = K[i, g] / c; d = D[i, g] / c
-                    if ((g in ce ? ce[g] : 1) >= 2)
-                        bg = max(max(H[i, g] + k + d, h + K[i, g] + d), h + k + D[i, g])
-                    else
-                        bg = max(H[i, g] + D[i, g], h + K[i, g] + d)
-                    b = max(b, bg); ok = 1
-                }
-                if (!ok || span[i] <= 0) continue
-                n++; f[n] = b / span[i]; fb[n] = b; fp[n] = span[i]
-            }
-            if (n == 0) exit
-            for (i = 2; i <= n; i++)        # insertion sort by fraction
-                for (j = i; j > 1 && f[j] < f[j - 1]; j--) {
-                    t = f[j]; f[j] = f[j - 1]; f[j - 1] = t
-                    t = fb[j]; fb[j] = fb[j - 1]; fb[j - 1] = t
-                    t = fp[j]; fp[j] = fp[j - 1]; fp[j - 1] = t
-                }
-            m = int((n + 1) / 2)            # the median; the lower one of two
-            printf "%.4f %.6f %.6f %d\n", f[m], fb[m], fp[m], n
-        }'
-}
+# rep's span, the median over the reps (streamtrace query's bound).
+split_bound() { tq "$1" bound nvtx:sequential nvtx:pipelined | awk '{ print $1, $2, $3, $5 }'; }
 
 # queued_before_wait RUN [WINDOW...]: "ok" when, in WINDOW, every call that
 # queued work (cudaMemcpyAsync, a kernel launch) began before the first call
@@ -464,14 +400,15 @@ near_bound() {
 # cudaMemcpyPeer). Copies, kernels, events and stream waits; not the given
 # poison's memsets.
 created_streams() {
-    awk -F'\t' "$TRACE_AWK"'
-        $1 == "nvtx" && ($5 == "part1_split" || $5 == "part2_event") { rn[++nr] = $5; r0[nr] = t($2); r1[nr] = t($3); next }
-        $1 == "stream" { kind[$2] = $3; sdev[$2] = $4; next }
-        $1 == "api" { as[$5] = t($2); next }
-        $1 == "copy" { n++; c[n] = d ? $13 : $10; s[n] = $(4 + d); w[n] = $(5 + d) " copy"; y[n] = ($(9 + d) == "0"); next }
-        $1 == "kernel" { n++; c[n] = $(7 + d); s[n] = $(4 + d); w[n] = $(8 + d); sub(/\(.*/, "", w[n]); next }
-        $1 == "event" { n++; c[n] = $(5 + d); s[n] = $(3 + d); w[n] = "event record"; next }
-        $1 == "sync" && $(5 + d) == "wait" { n++; c[n] = $(6 + d); s[n] = $(4 + d); w[n] = "stream wait (cudaStreamWaitEvent)"; next }
+    { tq "$1" streams | awk '{ printf "S\t%s\t%s\t%s\n", $1, $2, $3 }'
+      records "$1" nvtx:part1_split nvtx:part2_event api copy kernel event sync:wait; } | awk -F'\t' '
+        $1 == "S" { kind[$2] = $3; sdev[$2] = $4; next }
+        $4 == "nvtx" { rn[++nr] = $6; r0[nr] = $1 + 0; r1[nr] = $2 + 0; next }
+        $4 == "api" { as[$11] = $1 + 0; next }
+        $4 == "copy" { n++; c[n] = $11; s[n] = $5; w[n] = $6 " copy"; y[n] = ($12 == "0"); next }
+        $4 == "kernel" { n++; c[n] = $11; s[n] = $5; w[n] = $6; sub(/\(.*/, "", w[n]); next }
+        $4 == "event" { n++; c[n] = $11; s[n] = $5; w[n] = "event record"; next }
+        $4 == "sync" { n++; c[n] = $11; s[n] = $5; w[n] = "stream wait (cudaStreamWaitEvent)"; next }
         END {
             for (i = 1; i <= n; i++) {
                 if (!(c[i] in as) || kind[s[i]] == "created") continue
@@ -481,7 +418,7 @@ created_streams() {
                     kind[s[i]] == "" ? "stream " s[i] : "a " kind[s[i]] " stream of GPU " sdev[s[i]]
                 printf "%s\t%s\t%s (%s)\t%d\n", rn[k], w[i], where, s[i], y[i]
             }
-        }' "$RUNS/$1.trace" | sort -u
+        }' | sort -u
 }
 
 # In parts 1 and 2 all work goes to streams the program made: each slice's
@@ -638,17 +575,18 @@ on_other_gpus_stream() {
 # work queued in it, and it had none. Which call came after which is a
 # structure of the trace: the same in every run.
 runs_apart() {
-    awk -F'\t' "$TRACE_AWK"'
-        $1 == "nvtx" && $5 ~ /^(sequential|pipelined|part2_event|staged|direct)$/ { nr++; rn[nr] = $5; r0[nr] = t($2); r1[nr] = t($3); next }
-        $1 == "stream" { kind[$2] = $3; sdev[$2] = $4; next }
-        $1 == "api" { as[$5] = t($2); ae[$5] = t($3); an[$5] = $6; next }
-        $1 == "sync" { sy[$(6 + d)] = $(5 + d); ss[$(6 + d)] = $(4 + d); sd[$(6 + d)] = d ? $4 : "0"; next }
-        $1 == "copy" { n++; c[n] = d ? $13 : $10; s[n] = $(4 + d); e[n] = t($3); dv[n] = d ? $4 : 0
-                       w[n] = $(5 + d) " copy"
-                       self[n] = $(9 + d) == "0" && ($(5 + d) == "D2H" || ($(5 + d) == "H2D" && $(7 + d) == "PINNED")); next }
-        $1 == "kernel" { n++; c[n] = $(7 + d); s[n] = $(4 + d); e[n] = t($3); dv[n] = d ? $4 : 0; w[n] = $(8 + d); sub(/\(.*/, "", w[n]); next }
-        $1 == "memset" { n++; c[n] = $(7 + d); s[n] = $(4 + d); e[n] = t($3); dv[n] = d ? $4 : 0; w[n] = "memset"; next }
-        $1 == "event" { ne++; ec[ne] = $(5 + d); es[ne] = $(3 + d); next }
+    { tq "$1" streams | awk '{ printf "S\t%s\t%s\t%s\n", $1, $2, $3 }'
+      records "$1" nvtx api sync copy kernel memset event; } | awk -F'\t' '
+        $1 == "S" { kind[$2] = $3; sdev[$2] = $4; next }
+        { dev = $9 == "-" ? "0" : $9 }
+        $4 == "nvtx" && $6 ~ /^(sequential|pipelined|part2_event|staged|direct)$/ { nr++; rn[nr] = $6; r0[nr] = $1 + 0; r1[nr] = $2 + 0; next }
+        $4 == "api" { as[$11] = $1 + 0; ae[$11] = $2 + 0; an[$11] = $6; next }
+        $4 == "sync" { sy[$11] = $6; ss[$11] = $5; sd[$11] = dev; next }
+        $4 == "copy" { n++; c[n] = $11; s[n] = $5; e[n] = $2 + 0; dv[n] = dev; w[n] = $6 " copy"
+                       self[n] = $12 == "0" && ($6 == "D2H" || ($6 == "H2D" && $8 == "PINNED")); next }
+        $4 == "kernel" { n++; c[n] = $11; s[n] = $5; e[n] = $2 + 0; dv[n] = dev; w[n] = $6; sub(/\(.*/, "", w[n]); next }
+        $4 == "memset" { n++; c[n] = $11; s[n] = $5; e[n] = $2 + 0; dv[n] = dev; w[n] = "memset"; next }
+        $4 == "event" { ne++; ec[ne] = $11; es[ne] = $5; next }
         function gpu(i) { return (s[i] in sdev) ? sdev[s[i]] : dv[i] }
         # direct(i, lim): a wait of the host after the call of record i, ended by lim
         function direct(i, lim,   q, k) {
@@ -714,18 +652,18 @@ runs_apart() {
                     if (!(c[i] in as)) continue
                     if (as[c[i]] < r0[p] && !covered(i, r0[p])) {
                         printf "%s\tbefore\t\"%s\" began at %.3f ms while the %s on %s, queued at %.3f ms, was not waited for (the waits after it, before the range: %s)\n", \
-                            rn[p], rn[p], (r0[p] - o) / 1e6, w[i], on(i), (as[c[i]] - o) / 1e6, after(i, r0[p])
+                            rn[p], rn[p], r0[p] - o, w[i], on(i), as[c[i]] - o, after(i, r0[p])
                         exit
                     }
                     if (as[c[i]] >= r0[p] && as[c[i]] <= r1[p] && !covered(i, r1[p])) {
                         printf "%s\tafter\t\"%s\" ended at %.3f ms, and the %s on %s, queued in it at %.3f ms, was not waited for (the waits after it, in the range: %s)\n", \
-                            rn[p], rn[p], (r1[p] - o) / 1e6, w[i], on(i), (as[c[i]] - o) / 1e6, after(i, r1[p])
+                            rn[p], rn[p], r1[p] - o, w[i], on(i), as[c[i]] - o, after(i, r1[p])
                         exit
                     }
                 }
             }
             print "ok"
-        }' "$RUNS/$1.trace"
+        }'
 }
 
 # Each timed run starts with every GPU idle (the given waits after poison(),

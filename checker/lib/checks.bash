@@ -354,21 +354,17 @@ tq() {
     "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err"
 }
 
-# TRACE_AWK: the start of an awk program that reads a trace's records itself
-# (where streamtrace query has no question for it): t(x) is a time of the
-# file (ns near 2^61) as ns from the first time it was given, split so that
-# awk's doubles stay exact; d is 1 in a file of format 2 or later, whose
-# copy, kernel, memset, sync and event records have DEVICE after END (header
-# "streamtrace 2" or "streamtrace 3", one field), else 0. (Format 3 adds
-# `current` lines only, which a reader that picks records by tag skips.)
-TRACE_AWK='
-    function t(x,   hi) {
-        hi = substr(x, 1, length(x) - 9)
-        if (base == "") base = hi
-        return (hi - base) * 1e9 + substr(x, length(x) - 8)
-    }
-    FNR == 1 { d = ($0 ~ /^streamtrace[ \t]+[2-9]/) }
-'
+# records RUN SEL...: `tq RUN corr SEL` for each SEL, one after the other:
+# the `list` line of each record (START END DUR KIND STREAM NAME BYTES MEM
+# DEVICE THREAD), then CORR, the correlation id of the runtime call that
+# queued it (an api record: its own), and ASYNC, for a copy 1 where an async
+# call queued it, else 0 ("-" for the others). Times in ms from the trace's
+# first record, exact to the ns.
+records() {
+    local run=$1 sel
+    shift
+    for sel in "$@"; do tq "$run" corr "$sel"; done
+}
 
 # timed_pairs RUN: one line per cudaEventElapsedTime call of RUN, in the
 # order of the calls: "K<TAB>ORDER<TAB>WAIT". The call is taken to read the
@@ -383,17 +379,17 @@ TRACE_AWK='
 # the stop event's record and before cudaEventElapsedTime (the call returns
 # cudaErrorNotReady while an event is not complete), else why not. A
 # format-1 trace does not say whether a created stream is blocking: it is
-# taken to be, as cudaStreamCreate makes it. It reads the trace file itself
-# (TRACE_AWK): streamtrace query has no question for it. Labs 01-04.
+# taken to be, as cudaStreamCreate makes it. From `streamtrace query`'s
+# streams and corr (records). Labs 01-04.
 timed_pairs() {
-    awk -F'\t' "$TRACE_AWK"'
-        $1 == "stream" { printf "-1\tS\t%s\t%s\t%s\n", $2, $3, (NF >= 5 ? $5 : "?") }
-        $1 == "copy" { printf "-1\tG\t%s\t%s\tthe %s copy\n", $NF, $(4 + d), $(5 + d) }
-        $1 == "memset" { printf "-1\tG\t%s\t%s\tthe memset\n", $NF, $(4 + d) }
-        $1 == "kernel" { k = $NF; sub(/\(.*/, "", k); printf "-1\tG\t%s\t%s\t%s\n", $(NF - 1), $(4 + d), k }
-        $1 == "event" { printf "-1\tE\t%s\t%s\n", $NF, $(3 + d) }
-        $1 == "api" { printf "%.0f\tA\t%s\t%s\t%s\n", t($2), $4, $5, $6 }' "$RUNS/$1.trace" |
-    sort -t "$(printf '\t')" -k1,1n -s |
+    { tq "$1" streams | awk '{ printf "-1\tS\t%s\t%s\t%s\n", $1, $2, ($4 == "-" ? "?" : $4) }'
+      records "$1" gpu event api | awk -F'\t' '
+        $4 == "copy" { printf "-1\tG\t%s\t%s\tthe %s copy\n", $11, $5, $6 }
+        $4 == "memset" { printf "-1\tG\t%s\t%s\tthe memset\n", $11, $5 }
+        $4 == "kernel" { k = $6; sub(/\(.*/, "", k); printf "-1\tG\t%s\t%s\t%s\n", $11, $5, k }
+        $4 == "event" { printf "-1\tE\t%s\t%s\n", $11, $5 }
+        $4 == "api" { printf "%s\tA\t%s\t%s\t%s\n", $1, $10, $11, $6 }'; } |
+    sort -t "$(printf '\t')" -k1,1g -s |
     awk -F'\t' '
         function blocking(s) { return sy[s] == "blocking" || ki[s] == "per-thread" || (ki[s] == "created" && sy[s] == "?") }
         function ordered(a, b) {

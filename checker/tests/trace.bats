@@ -184,6 +184,61 @@ lesson() {
 	expect "$(printf '6.000000\t6.000000\t0.000000\tkernel\t14\tempty_kernel()\t-\t-\t0\t100')"
 }
 
+@test "corr adds to each list line the call that queued it and whether a copy was async" {
+	# the H2D [1,3] was queued by call 1 (cudaMemcpy, not async); the two
+	# PINNED ones by 3 and 4, async; an api record's own id, no ASYNC
+	run -0 "$ST" query "$B" corr h2d; echo "$output"
+	expect "$(printf '1.000000\t3.000000\t2.000000\tcopy\t7\tH2D\t2000000\tPAGEABLE\t0\t100\t1\t0\n4.000000\t5.000000\t1.000000\tcopy\t14\tH2D\t1000000\tPINNED\t0\t100\t3\t1\n5.000000\t6.500000\t1.500000\tcopy\t14\tH2D\t3000000\tPINNED\t0\t100\t4\t1')"
+	run -0 "$ST" query "$B" corr api:cudaLaunchKernel; echo "$output"
+	expect "$(printf '3.100000\t3.200000\t0.100000\tapi\t-\tcudaLaunchKernel\t-\t-\t-\t100\t2\t-')"
+	# the event record (corr 11) and the context sync (corr 9, no stream)
+	run -0 "$ST" query "$B" corr event; echo "$output"
+	expect "$(printf '7.000000\t7.000000\t0.000000\tevent\t13\trecord\t-\t-\t0\t-\t11\t-')"
+	run -0 "$ST" query "$B" corr sync:context; echo "$output"
+	expect "$(printf '2.000000\t9.000000\t7.000000\tsync\t-\tcontext\t-\t-\t0\t-\t9\t-')"
+}
+
+@test "streams without a selector lists every stream the trace declares" {
+	# devices2.trace declares 19 (internal, device 1), which ran nothing
+	run -0 "$ST" query "$FX/devices2.trace" streams; echo "$output"
+	expect "$(printf '7 default 0 -\n13 created 0 blocking\n14 created 0 non-blocking\n15 per-thread 0 blocking\n16 per-thread 0 blocking\n17 default 1 -\n19 internal 1 -\n25 created 1 blocking')"
+}
+
+# pipeline.trace, in ms: sequential #1 [0,10]: device 0 H2D [1,3], kernel
+# [3,7], D2H [7,8]; device 1 H2D [1,2], kernel [2,4], D2H [4,6]. pipelined
+# #1 [10,20]: device 0 two chunks, H2D [11,12] [12,13], kernels [12,14]
+# [14,16], D2H [14,14.5] [16,16.5]; device 1 one chunk, H2D [11,12], kernel
+# [12,14], D2H [14,16]. sequential #2 [20,30]: device 0 H2D [21,22], kernels
+# [22,26] and [23,25] at once, D2H [26,27]. pipelined #2 [30,40]: device 0
+# H2D [31,31.5] [31.5,32], kernels [31.5,33.5] [33.5,35.5], D2H [33.5,34]
+# [35.5,39]. sequential #3 [40,42]: no GPU work.
+@test "stages gives each range's busy time per stage and device, its kernels and its span" {
+	F="$FX/pipeline.trace"
+	# #1: spans 1 -> 8 = 7 over both devices; #2: the kernels' union
+	# [22,26] is 4 (their sum would be 6), span 21 -> 27; #3: nothing
+	run -0 "$ST" query "$F" stages nvtx:sequential; echo "$output"
+	expect "$(printf '1 0 2.000000 4.000000 1.000000 1 7.000000\n1 1 1.000000 2.000000 2.000000 1 7.000000\n2 0 1.000000 4.000000 1.000000 2 6.000000\n3 - 0.000000 0.000000 0.000000 0 0.000000')"
+	# pipelined #1 spans 11 -> 16.5; #2 31 -> 39; D2H [33.5,34]+[35.5,39] = 4
+	run -0 "$ST" query "$F" stages nvtx:pipelined; echo "$output"
+	expect "$(printf '1 0 2.000000 4.000000 1.000000 2 5.500000\n1 1 1.000000 2.000000 2.000000 1 5.500000\n2 0 1.000000 4.000000 4.000000 2 8.000000')"
+	run -0 "$ST" query "$F" stages nvtx:pipelined --device 1; echo "$output"
+	expect "$(printf '1 1 1.000000 2.000000 2.000000 1 5.000000\n2 - 0.000000 0.000000 0.000000 0 0.000000')"
+}
+
+@test "bound holds each pipelined range against the fill and drain bound of the sequential range before it" {
+	F="$FX/pipeline.trace"
+	# pair 1: device 0 (2 engines) H 2 K 4 D 1, C 2: h 1 k 2 d 0.5,
+	# max(2+2+0.5, 1+4+0.5, 1+2+1) = 5.5; device 1 (1 engine) H 1 K 2 D 2,
+	# C 1: max(1+2, 1+2+2) = 5; bound 5.5 over the span 5.5: 1.
+	# pair 2: device 0 H 1 K 4 D 1, C 2: max(1+2+0.5, 0.5+4+0.5, 0.5+2+1) =
+	# 5 over 8: 0.625. The median of two is the lower: pair 2, its 2 chunks.
+	run -0 "$ST" query "$F" bound nvtx:sequential nvtx:pipelined; echo "$output"
+	expect "0.6250 5.000000 8.000000 2 2"
+	# no pipelined range: no pair, no line
+	run -0 "$ST" query "$F" bound nvtx:sequential nvtx:nosuch; echo "$output"
+	expect ""
+}
+
 @test "meta and dropped read the trace's own facts" {
 	run -0 "$ST" query "$B" meta device;       echo "$output"; expect "Test GPU"
 	run -0 "$ST" query "$B" meta copy_engines; echo "$output"; expect 2

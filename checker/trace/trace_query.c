@@ -335,6 +335,214 @@ static void print_events_around(const struct trace *t, const struct rec *const *
 	}
 }
 
+/*
+ * The GPU work of each range of r[] (NVTX records, start order), per device:
+ * a copy, kernel or memset of g[] (start order) belongs to the first range
+ * it started in (edges included). For range i and device d, the time each
+ * stage kept d busy (the union of its records: kernels of two streams may
+ * run at once), its kernels, and the range's span (first start to last
+ * end of its work, every device).
+ */
+struct stage {
+	size_t rep;            /* 0-based index of the range */
+	uint32_t device;       /* NO_DEVICE: a range without GPU work */
+	uint64_t h2d, kernel, d2h;
+	size_t kernels;
+	uint64_t span;         /* of the whole range, every device */
+};
+
+/* Busy time of the records of g[] (start order) that `take` picks. */
+static uint64_t busy_of(const struct rec *const *g, size_t n, const char *take)
+{
+	struct ival *u = malloc((n ? n : 1) * sizeof *u);
+	const struct rec **v = malloc((n ? n : 1) * sizeof *v);
+	size_t m = 0;
+	if (!u || !v) {
+		fprintf(stderr, "streamtrace: out of memory\n");
+		exit(3);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (take[i])
+			v[m++] = g[i];
+	uint64_t len = ivals_len(u, merge_union(v, m, u));
+	free(u);
+	free(v);
+	return len;
+}
+
+/* Fill *out with the stages of every range (a line per range and device;
+ * one with device NO_DEVICE for a range without work). Return how many. */
+static size_t stages_of(const struct rec *const *r, size_t nr,
+			const struct rec *const *g, size_t ng, struct stage **out)
+{
+	size_t *in = malloc((ng ? ng : 1) * sizeof *in), cap = nr + 1, n = 0;
+	char *take = malloc(ng ? ng : 1);
+	struct stage *s = malloc(cap * sizeof *s);
+	if (!in || !take || !s) {
+		fprintf(stderr, "streamtrace: out of memory\n");
+		exit(3);
+	}
+	for (size_t j = 0; j < ng; j++) {
+		in[j] = nr;
+		for (size_t i = 0; i < nr; i++)
+			if (g[j]->start >= r[i]->start && g[j]->start <= r[i]->end) {
+				in[j] = i;
+				break;
+			}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t lo = 0, hi = 0;
+		int any = 0;
+		for (size_t j = 0; j < ng; j++)
+			if (in[j] == i) {
+				if (!any || g[j]->start < lo)
+					lo = g[j]->start;
+				if (!any || g[j]->end > hi)
+					hi = g[j]->end;
+				any = 1;
+			}
+		/* the devices of the range, in increasing order */
+		uint32_t last = 0;
+		int first = 1;
+		for (;;) {
+			uint32_t dev = NO_DEVICE;
+			for (size_t j = 0; j < ng; j++)
+				if (in[j] == i && (first || g[j]->device > last) &&
+				    (dev == NO_DEVICE || g[j]->device < dev))
+					dev = g[j]->device;
+			if (any && dev == NO_DEVICE)
+				break;
+			if (n == cap) {
+				cap *= 2;
+				s = realloc(s, cap * sizeof *s);
+				if (!s) {
+					fprintf(stderr, "streamtrace: out of memory\n");
+					exit(3);
+				}
+			}
+			struct stage *x = &s[n++];
+			memset(x, 0, sizeof *x);
+			x->rep = i;
+			x->device = dev;
+			x->span = hi - lo;
+			if (!any)
+				break;
+			static const int dirs[] = { D_H2D, -1, D_D2H };
+			uint64_t *to[] = { &x->h2d, &x->kernel, &x->d2h };
+			for (int k = 0; k < 3; k++) {
+				for (size_t j = 0; j < ng; j++) {
+					const struct rec *q = g[j];
+					take[j] = in[j] == i && q->device == dev &&
+						  (dirs[k] < 0 ? q->kind == K_KERNEL
+							       : q->kind == K_COPY && q->dir == dirs[k]);
+					if (k == 1 && take[j])
+						x->kernels++;
+				}
+				*to[k] = busy_of(g, ng, take);
+			}
+			last = dev;
+			first = 0;
+		}
+	}
+	free(in);
+	free(take);
+	*out = s;
+	return n;
+}
+
+/* The copy engines of device d: its declaration, else the trace's meta
+ * copy_engines, else 1. */
+static int engines_of(const struct trace *t, uint32_t d)
+{
+	const struct device_decl *dd = trace_device(t, d);
+	const char *m = trace_meta(t, "copy_engines");
+	if (dd && dd->copy_engines > 0)
+		return dd->copy_engines;
+	return m && atoi(m) > 0 ? atoi(m) : 1;
+}
+
+static double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * `bound SEQ PIPE`: the i-th range of PIPE (a pipelined run) against the
+ * i-th of SEQ (the same work run one stage after the other). Each device
+ * with H, K, D (its busy times in the SEQ range) and C chunks (its kernels
+ * in the PIPE range), h = H / C, k = K / C, d = D / C, cannot finish its
+ * pipeline sooner than its slowest stage run whole plus the first chunk's
+ * earlier stages (fill) and the last chunk's later ones (drain):
+ * max(H + k + d, h + K + d, h + k + D); with one copy engine the two copy
+ * directions take turns: max(H + D, h + K + d). The devices work at once:
+ * the pair's bound is the largest device's, its fraction bound / the PIPE
+ * range's span. Prints the pair with the median fraction (the lower of
+ * two): "FRACTION BOUND_MS PIPE_MS CHUNKS PAIRS", nothing without a pair.
+ */
+static void print_bound(const struct trace *t, const struct stage *s, size_t ns,
+			const struct stage *p, size_t np)
+{
+	size_t n = 0, cap = np + 1;
+	double *f = malloc(cap * sizeof *f), *fb = malloc(cap * sizeof *fb),
+	       *fp = malloc(cap * sizeof *fp);
+	size_t *fc = malloc(cap * sizeof *fc);
+	if (!f || !fb || !fp || !fc) {
+		fprintf(stderr, "streamtrace: out of memory\n");
+		exit(3);
+	}
+	for (size_t i = 0; i < np;) {
+		size_t rep = p[i].rep, chunks = 0;
+		double b = 0, span = ms(p[i].span);
+		int ok = 0;
+		for (; i < np && p[i].rep == rep; i++) {
+			const struct stage *q = &p[i], *sq = NULL;
+			chunks += q->kernels;
+			for (size_t j = 0; j < ns; j++)
+				if (s[j].rep == rep && s[j].device == q->device)
+					sq = &s[j];
+			if (!sq || q->device == NO_DEVICE || q->kernels < 1)
+				continue;
+			double c = (double)q->kernels, H = ms(sq->h2d), K = ms(sq->kernel),
+			       D = ms(sq->d2h), h = H / c, k = K / c, d = D / c, bg;
+			if (engines_of(t, q->device) >= 2)
+				bg = dmax(dmax(H + k + d, h + K + d), h + k + D);
+			else
+				bg = dmax(H + D, h + K + d);
+			b = dmax(b, bg);
+			ok = 1;
+		}
+		if (!ok || span <= 0)
+			continue;
+		f[n] = b / span;
+		fb[n] = b;
+		fp[n] = span;
+		fc[n++] = chunks;
+	}
+	for (size_t i = 1; i < n; i++) /* insertion sort by fraction: stable */
+		for (size_t j = i; j > 0 && f[j] < f[j - 1]; j--) {
+			double x = f[j];
+			f[j] = f[j - 1];
+			f[j - 1] = x;
+			x = fb[j];
+			fb[j] = fb[j - 1];
+			fb[j - 1] = x;
+			x = fp[j];
+			fp[j] = fp[j - 1];
+			fp[j - 1] = x;
+			size_t y = fc[j];
+			fc[j] = fc[j - 1];
+			fc[j - 1] = y;
+		}
+	if (n) {
+		size_t m = (n + 1) / 2 - 1;
+		printf("%.4f %.6f %.6f %zu %zu\n", f[m], fb[m], fp[m], fc[m], n);
+	}
+	free(f);
+	free(fb);
+	free(fp);
+	free(fc);
+}
+
 /* Say what is wrong (naming the word: "%s" in fmt) and the one-line usage.
  * Return 2. */
 static int usage_q(const char *fmt, const char *word)
@@ -445,10 +653,21 @@ int query_main(const struct trace *t, int argc, char **argv)
 		return 0;
 	}
 
-	int two = strcmp(q, "overlap") == 0 || strcmp(q, "order") == 0;
+	if (strcmp(q, "streams") == 0 && npos == 1) {
+		/* every stream the trace declares */
+		const struct trace *b = t->base ? t->base : t;
+		for (size_t i = 0; i < b->nstreams; i++)
+			printf("%u %s %u %s\n", b->streams[i].id,
+			       stream_kind_name(b->streams[i].kind), b->streams[i].device,
+			       stream_sync_name(b->streams[i].sync));
+		return 0;
+	}
+
+	int two = strcmp(q, "overlap") == 0 || strcmp(q, "order") == 0 ||
+		  strcmp(q, "bound") == 0;
 	static const char *const one_sel[] = { "count", "total", "union", "span", "bytes",
 					       "bandwidth", "durations", "streams", "list",
-					       "events", "current" };
+					       "events", "current", "corr", "stages" };
 	int known = two;
 	for (size_t i = 0; i < sizeof one_sel / sizeof one_sel[0]; i++)
 		known |= strcmp(q, one_sel[i]) == 0;
@@ -510,6 +729,52 @@ int query_main(const struct trace *t, int argc, char **argv)
 			else
 				printf("\t%u\n", a[i]->cur);
 		}
+	} else if (strcmp(q, "corr") == 0) {
+		/* the list line, the call that queued it (an api record: its own
+		 * correlation id) and, for a copy, whether an async call did */
+		for (size_t i = 0; i < na; i++) {
+			print_list_line(t, a[i], "");
+			if (a[i]->corr)
+				printf("\t%u", a[i]->corr);
+			else
+				printf("\t-");
+			if (a[i]->kind == K_COPY)
+				printf("\t%u\n", (unsigned)a[i]->async);
+			else
+				printf("\t-\n");
+		}
+	} else if (strcmp(q, "stages") == 0 || strcmp(q, "bound") == 0) {
+		/* ranges of SEL (and SEL2): the GPU work (FILTERS) started in them */
+		struct sel gs;
+		struct filter all = filter_none();
+		const struct rec **g;
+		struct stage *st1, *st2 = NULL;
+		/* the ranges whatever FILTERS say: they pick the GPU work */
+		free(a);
+		free(b);
+		na = select_recs(t, &s1, &all, &a);
+		if (two)
+			nb = select_recs(t, &s2, &all, &b);
+		sel_parse("gpu", &gs);
+		size_t ng = select_recs(t, &gs, &f, &g);
+		size_t n1 = stages_of(a, na, g, ng, &st1), n2 = 0;
+		if (two)
+			n2 = stages_of(b, nb, g, ng, &st2);
+		if (!two) {
+			for (size_t i = 0; i < n1; i++) {
+				char dev[16] = "-";
+				if (st1[i].device != NO_DEVICE)
+					snprintf(dev, sizeof dev, "%u", st1[i].device);
+				printf("%zu %s %.6f %.6f %.6f %zu %.6f\n", st1[i].rep + 1, dev,
+				       ms(st1[i].h2d), ms(st1[i].kernel), ms(st1[i].d2h),
+				       st1[i].kernels, ms(st1[i].span));
+			}
+		} else {
+			print_bound(t, st1, n1, st2, n2);
+		}
+		free(g);
+		free(st1);
+		free(st2);
 	} else if (strcmp(q, "streams") == 0) {
 		uint32_t *ids = malloc((na ? na : 1) * sizeof *ids);
 		size_t n = 0;
