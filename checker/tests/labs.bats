@@ -59,6 +59,34 @@ setup_file() {
     [ -z "$bad" ]
 }
 
+# The labs' promise: a student changes only what a TODO asks for, so a
+# solution differs from its starter only inside a TODO's region, a marker
+# comment `TODO(N)` (or `TODO(N), its second part`...) and the lines after it
+# up to the next blank line or marker (checker/tests/todo-regions says the
+# rule in full).
+@test "each solution differs from its starter only inside a TODO's region" {
+    run -0 "$KIT_ROOT/checker/tests/todo-regions" "$KIT_ROOT/labs" "$KIT_ROOT/solutions"
+    assert_output ""
+}
+
+@test "the TODO-region guard refuses a change outside every region, and takes the changes inside" {
+    local d=$BATS_TEST_TMPDIR
+    mkdir -p "$d/labs/x" "$d/solutions/x"
+    printf '%s\n' 'int f(int a)' '{' '    int b = 0;' '' '    /* TODO(1) */' '    lab_todo(1, "b");' \
+        '    return b;' '' '    /* TODO(1), its second part */' '    use(b);' '}' >"$d/labs/x/x.cu"
+    # answers in both regions, a line added after one's last line, a
+    # region's closing blank line taken out: all inside
+    printf '%s\n' 'int f(int a)' '{' '    int b = 0;' '' '    /* TODO(1) */' '    b = a + 1;' \
+        '    return b;' '    /* TODO(1), its second part */' '    use(b);' '    use(a);' '}' >"$d/solutions/x/x.cu"
+    run -0 "$KIT_ROOT/checker/tests/todo-regions" "$d/labs" "$d/solutions"
+    assert_output ""
+    # the signature and a line before the first marker: outside
+    sed -i 's/^int f(int a)$/int f(int a, int c)/; s/^    int b = 0;$/    int b = c;/' "$d/solutions/x/x.cu"
+    run -1 "$KIT_ROOT/checker/tests/todo-regions" "$d/labs" "$d/solutions"
+    assert_output "$(printf '%s\n' 'x/x.cu:1: changed outside any TODO'"'"'s region: "int f(int a)"' \
+        'x/x.cu:3: changed outside any TODO'"'"'s region: "int b = 0;"')"
+}
+
 # builds_clean VARIANT...: each built, without a warning; else say which not
 builds_clean() {
     local v bad=""

@@ -274,12 +274,14 @@ static void upload_key(uint32_t *d_key, uint32_t *h_key, uint32_t seed, unsigned
 static int scenario_keys(const struct params *p)
 {
     size_t n = p->n, total = n * p->chunks;
+    /* TODO(3), its second part */
     uint32_t *h_in, *h_out, *h_keys, *d_in, *d_out, *d_keys, key[KEY_N];
     cudaStream_t s;
     struct lab_mismatch m = { 0, 0, 0, 0 };
     struct lab_digest d;
     unsigned j;
 
+    /* TODO(3), its third part */
     CUDA_CHECK(cudaMallocHost(&h_in, total * sizeof(uint32_t)));
     CUDA_CHECK(cudaMallocHost(&h_out, total * sizeof(uint32_t)));
     CUDA_CHECK(cudaMallocHost(&h_keys, p->chunks * KEY_N * sizeof(uint32_t)));
@@ -295,6 +297,7 @@ static int scenario_keys(const struct params *p)
     CUDA_CHECK(cudaMemcpyAsync(d_in, h_in, total * sizeof(uint32_t),
                                cudaMemcpyHostToDevice, s));
     for (j = 0; j < p->chunks; j++) {
+        /* TODO(3), its fourth part */
         upload_key(d_keys + j * KEY_N, h_keys + j * KEY_N, p->seed, j, s);
         keyed(d_out + j * n, d_in + j * n, d_keys + j * KEY_N, n, p->steps, s);
     }
@@ -312,6 +315,7 @@ static int scenario_keys(const struct params *p)
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFree(d_keys));
+    /* TODO(3), its fifth part */
     CUDA_CHECK(cudaFreeHost(h_in));
     CUDA_CHECK(cudaFreeHost(h_out));
     CUDA_CHECK(cudaFreeHost(h_keys));
