@@ -1,8 +1,7 @@
 # common/cuda.mk -- where nvcc is, which GPU to build for, and the flags.
 # Included by the top-level Makefile and by common/lab.mk.
 
-Q := $(if $(filter 1,$(V)),,@)
-
+include $(dir $(lastword $(MAKEFILE_LIST)))quiet.mk
 include $(dir $(lastword $(MAKEFILE_LIST)))cuda-root.mk
 
 # The GPU that is present (compute capability from the driver) keeps a

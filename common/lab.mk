@@ -28,15 +28,13 @@ all: $(PROG)
 ifeq ($(suffix $(SRC)),.py)
 PYTHON3 ?= python3
 $(PROG): $(SRC) $(KIT_ROOT)/common/pylab.sh
-	@$(if $(Q),echo "  PY      $(notdir $(CURDIR))/$@")
-	$(Q)$(PYTHON3) -c 'import sys; f = sys.argv[1]; compile(open(f).read(), f, "exec")' $<
+	$(call say,PY,$(notdir $(CURDIR))/$@)$(PYTHON3) -c 'import sys; f = sys.argv[1]; compile(open(f).read(), f, "exec")' $<
 	$(Q)sed 's/@SRC@/$(SRC)/g' $(KIT_ROOT)/common/pylab.sh >$@ && chmod +x $@
 else
 # -lpthread: lab 07's host threads (in glibc's libc since 2.34, in
 # libpthread before; naming it costs nothing where it is in libc).
 $(PROG): $(SRC) $(wildcard $(KIT_ROOT)/common/*.h) | nvcc-present
-	@$(if $(Q),echo "  NVCC    $(notdir $(CURDIR))/$@")
-	$(Q)$(NVCC) $(NVCCFLAGS) -I$(KIT_ROOT)/common -o $@ $< -lpthread
+	$(call say,NVCC,$(notdir $(CURDIR))/$@)$(NVCC) $(NVCCFLAGS) -I$(KIT_ROOT)/common -o $@ $< -lpthread
 endif
 
 run: $(PROG)
