@@ -110,7 +110,7 @@ $(BATS_VENDOR): checker/vendor/package.json checker/vendor/package-lock.json
 	$(Q)npm ci --prefix checker/vendor --no-audit --no-fund --loglevel=error
 	@touch $@
 
-CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace checker/stress checker/load checker/verify slides)
+CLEAN_DIRS := $(addsuffix .clean,$(LAB_DIRS) $(SOL_DIRS) checker/trace checker/stress checker/tests/load checker/verify slides)
 .PHONY: $(CLEAN_DIRS)
 clean: $(CLEAN_DIRS)                           ## remove what make built
 	rm -rf build reports

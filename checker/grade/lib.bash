@@ -54,9 +54,9 @@ resolve_labs() {
 }
 
 # What of checker/ is the kit's own testing, never part of a graded or a
-# handed-out kit: the mutants (they hold answer lines), the self-tests and
-# their recordings, the load program, and this folder.
-KIT_ONLY="mutants tests load grade"
+# handed-out kit: tests/ (the self-tests, their mutants, which hold answer
+# lines, their recordings and the load program) and this folder.
+KIT_ONLY="tests grade"
 
 # copy_checker SRC DEST: SRC's checker/ without KIT_ONLY into DEST/checker.
 copy_checker() {

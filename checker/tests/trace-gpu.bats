@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# trace-gpu.bats -- the trace tool on a real GPU: capture trace-progs/known.cu,
+# trace-gpu.bats -- the trace tool on a real GPU: capture fixtures/trace-progs/known.cu,
 # kinds.cu, peers.cu and current.cu, whose structure is known, and lab 01's
 # solution; the tool must report exactly that structure. Skipped, with the
 # reason, where there is no nvcc, no CUPTI or no CUDA device (known.cu exits
@@ -22,7 +22,7 @@ setup_file() {
 		why="nvcc is not on PATH"
 	elif [ ! -f "$KIT_ROOT/checker/trace/libstreamtrace.so" ]; then
 		why="CUPTI not found: libstreamtrace.so was not built"
-	elif ! nvcc -O2 -lineinfo -o "$d/known" "$BATS_TEST_DIRNAME/trace-progs/known.cu" \
+	elif ! nvcc -O2 -lineinfo -o "$d/known" "$BATS_TEST_DIRNAME/fixtures/trace-progs/known.cu" \
 		2>"$d/nvcc.err"; then
 		why="known.cu did not compile: $(head -n 1 "$d/nvcc.err")"
 	else
@@ -41,7 +41,7 @@ setup_file() {
 		echo "$rrc" >"$d/run.rc"
 		for p in kinds peers current; do
 			rrc=0
-			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/trace-progs/$p.cu" \
+			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/fixtures/trace-progs/$p.cu" \
 				>"$d/$p.out" 2>&1 &&
 				timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/$p.trace" \
 					-- "$d/$p" >"$d/$p.out" 2>&1 || rrc=$?

@@ -1,4 +1,4 @@
-# checker/lib/kit.bash -- what the kit's own tests (checker/tests/*.bats) share.
+# checker/tests/lib.bash -- what the kit's own tests (checker/tests/*.bats) share.
 
 KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 # One folder per `make test`, shared by its .bats files (run-checks --kit sets
@@ -88,7 +88,7 @@ at_once() {
     wait || true
 }
 
-# Build the test programs of checker/tests/progs into $KIT_BUILD/progs (once
+# Build the test programs of checker/tests/fixtures/progs into $KIT_BUILD/progs (once
 # per make test: the .bats files that need them may run at the same time).
 # The quick run leaves out the two NVTX builds (header.bats's NVTX test).
 build_progs() {
@@ -97,7 +97,7 @@ build_progs() {
     kit_full || targets=("$o/forced_error" "$o/probe")
     (
         flock 9
-        kit_make -C "$KIT_ROOT/checker/tests/progs" \
+        kit_make -C "$KIT_ROOT/checker/tests/fixtures/progs" \
             KIT_ROOT="$KIT_ROOT" OUT="$o" -j"$(kit_jobs)" "${targets[@]}" >>"$o/build.log" 2>&1
     ) 9>"$o/.lock"
 }
@@ -171,7 +171,7 @@ build_variants() {
         mkdir -p "$v/starter" "$v/solution"
         cp "$KIT_ROOT/labs/$id/Makefile" "$KIT_ROOT/labs/$id/$src" "$v/starter/"
         cp "$KIT_ROOT/solutions/$id/Makefile" "$KIT_ROOT/solutions/$id/$src" "$v/solution/"
-        for p in "$KIT_ROOT/checker/mutants/$id"/*.patch; do
+        for p in "$KIT_ROOT/checker/tests/mutants/$id"/*.patch; do
             [ -f "$p" ] || continue
             m="$v/mut-$(basename "$p" .patch)"
             mkdir -p "$m"
@@ -221,12 +221,12 @@ tap_failed() { grep -qxF "$2" <(sed -n 's/^not ok [0-9]* //p' "$1"); }
 # (tap_of reads it too); REPLAY_PREDICTIONS: a folder whose LAB.predictions
 # becomes the replayed lab folder's predictions.txt.
 replay_check() {
-    local id=${1%%/*} d prog r=${REPLAY_DIR:-$KIT_ROOT/checker/tests/replays/$1} seed=()
+    local id=${1%%/*} d prog r=${REPLAY_DIR:-$KIT_ROOT/checker/tests/fixtures/replays/$1} seed=()
     d="${REPLAY_OUT:-$BATS_TEST_TMPDIR}/$1"
     prog=$(prog_of "$id")
     mkdir -p "$d"
     printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
-    ln -sf "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/$prog"
+    ln -sf "$KIT_ROOT/checker/tests/fixtures/progs/replay-prog" "$d/$prog"
     [ -z "${REPLAY_PREDICTIONS:-}" ] || [ ! -f "$REPLAY_PREDICTIONS/$id.predictions" ] ||
         cp "$REPLAY_PREDICTIONS/$id.predictions" "$d/predictions.txt"
     [ -f "$r/seed" ] && seed=(LAB_SEED="$(cat "$r/seed")")
