@@ -45,10 +45,10 @@ check-solutions: tools-quiet bats              ## the same checks on solutions/
 # make test-all adds the slow repeats (every mutant built and replayed, the
 # whole test class graded). With a GPU, both run every test.
 test: tools bats                               ## the kit's own tests (without a GPU: the quick run)
-	@checker/run-checks --kit
+	@checker/tests/run
 
 test-all: tools bats                           ## every one of the kit's tests, also without a GPU (CI)
-	@checker/run-checks --kit --all
+	@checker/tests/run --all
 
 # On a GPU node: 8 checkers at once x 3 rounds, beside a load program, and the
 # mutant self-test with 3 checkers beside it. SHARED="--k 4 --alone 10" etc.
@@ -95,8 +95,8 @@ grade: tools bats                              ## grade a class (folders, tarbal
 # helpers in /usr/lib/bats; BATS_LIB_PATH names other folders); else make deps
 # installs them with npm. With no npm, make check goes on with bats alone (a
 # lab's checks need no helpers); make test says what to install.
-BATS_HELPERS := $(firstword $(foreach d,$(subst :, ,$(or $(BATS_LIB_PATH),/usr/lib/bats)),\
-	$(if $(and $(wildcard $(d)/bats-support/load.bash),$(wildcard $(d)/bats-assert/load.bash)),$(d))))
+# (checker/tests/lib.bash's kit_helpers finds them, for make and the tests)
+BATS_HELPERS = $(shell bash -c '. checker/tests/lib.bash && kit_helpers' 2>/dev/null)
 BATS_MISSING := bats with bats-support and bats-assert not found: apt-get install bats bats-assert bats-support, or make deps (needs npm)
 bats:
 	@[ -x $(BATS_VENDOR) ] || { command -v bats >/dev/null && [ -n "$(BATS_HELPERS)" ]; } || \

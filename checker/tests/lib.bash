@@ -1,13 +1,15 @@
-# checker/tests/lib.bash -- what the kit's own tests (checker/tests/*.bats) share.
+# checker/tests/lib.bash -- what the kit's own tests (checker/tests/*.bats,
+# their runner checker/tests/run and the GPU scripts beside them) share.
 
-KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-# One folder per `make test`, shared by its .bats files (run-checks --kit sets
+KIT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# One folder per `make test`, shared by its .bats files (checker/tests/run sets
 # it; a .bats file run alone uses its own): every run builds afresh.
 KIT_BUILD="${KIT_BUILD:-${BATS_RUN_TMPDIR:-/tmp}/kit}"
 
 # kit_helpers: the folder that holds bats-support and bats-assert -- the
 # kit's pinned copies (make deps), else the machine's ($BATS_LIB_PATH, by
 # default /usr/lib/bats, where Debian's packages put them). Nothing if none.
+# (tests/run asks it before the tests; the Makefile's bats rule, too.)
 kit_helpers() {
     local d dirs
     IFS=: read -r -a dirs <<<"${BATS_LIB_PATH:-/usr/lib/bats}"
@@ -51,9 +53,16 @@ kit_jobs() { echo "${KIT_JOBS:-$(nproc)}"; }
 KIT_NOGPU_ARCH=75
 kit_arch() {
     [ -n "${CUDA_ARCH:-}" ] && return 0
-    nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
-        grep -qE '^[0-9]+\.[0-9]+$' && return 0
+    kit_has_gpu && return 0
     echo "$KIT_NOGPU_ARCH"
+}
+
+# kit_has_gpu: nvidia-smi shows a GPU here (its compute capability), as the
+# kit's Makefiles ask it (common/cuda.mk). Where there is one, tests/run
+# runs every test, one file at a time.
+kit_has_gpu() {
+    nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+        grep -qE '^[0-9]+\.[0-9]+$'
 }
 
 # kit_make ARGS...: make, with CUDA_ARCH as kit_arch says.
@@ -63,7 +72,7 @@ kit_make() {
     make --no-print-directory ${arch:+CUDA_ARCH="$arch"} "$@"
 }
 
-# progress TEXT: a line run-checks --kit shows while a long step runs (bats
+# progress TEXT: a line tests/run shows while a long step runs (bats
 # passes its fd 3 through). Outside bats (a script that sources this file),
 # nothing: its fd 3, if any, is not ours.
 progress() {

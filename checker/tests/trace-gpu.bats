@@ -6,6 +6,7 @@
 # 77 then); the tests of peers.cu and current.cu need two GPUs.
 
 bats_require_minimum_version 1.5.0
+load lib
 
 COPIES=4 # pinned H2D copies per created stream: COPIES in known.cu
 
@@ -13,10 +14,9 @@ setup_file() {
 	KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 	local d="$BATS_FILE_TMPDIR" why=""
 	make -C "$KIT_ROOT/checker/trace" >/dev/null
-	# (no GPU, as run-checks and kit_arch tell: the build of known.cu would
-	# only be thrown away)
-	if ! nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
-		grep -qE '^[0-9]+\.[0-9]+$'; then
+	# (no GPU, as kit_has_gpu tells: the build of known.cu would only be
+	# thrown away)
+	if ! kit_has_gpu; then
 		why="no CUDA device: nvidia-smi lists no GPU"
 	elif ! command -v nvcc >/dev/null; then
 		why="nvcc is not on PATH"
