@@ -45,9 +45,10 @@ resolve_labs() {
     done
 }
 
-# What of checker/ is the kit's own testing, never part of a graded or a
-# handed-out kit: tests/ (the self-tests, their mutants, which hold answer
-# lines, their recordings and the load program) and this folder.
+# What of checker/ never goes into a graded or a handed-out kit, by rule:
+# tests/ (the kit's own tests, their mutants, which hold answer lines, their
+# recordings, the load program) and grade/ (this folder). Nothing else of
+# checker/ is left out.
 KIT_ONLY="tests grade"
 
 # copy_checker SRC DEST: SRC's checker/ without KIT_ONLY into DEST/checker.
