@@ -123,8 +123,11 @@ gpu_or_skip() {
     esac
 }
 
-# The labs: every checker/NN-name.bats, by id.
-lab_ids() { (cd "$KIT_ROOT/checker" && ls [0-9][0-9]-*.bats | sed 's/\.bats$//'); }
+# The labs: every checker/NN-name.bats, by id (kit_labs, resolve_lab: the
+# runners' own, checker/lib/runner.bash).
+# shellcheck source=../lib/runner.bash
+. "$KIT_ROOT/checker/lib/runner.bash"
+lab_ids() { kit_labs "$KIT_ROOT"; }
 
 # selftest_labs: the labs whose starter, solution and mutants the self-test
 # builds and, on a GPU, checks: every lab, or those KIT_LABS names, by number
@@ -135,8 +138,7 @@ selftest_labs() {
     all=$(lab_ids)
     [ -n "${KIT_LABS:-}" ] || { echo "$all"; return 0; }
     for want in ${KIT_LABS//,/ }; do
-        id=$(grep -E "^${want//[^0-9a-z-]/}(-|\$)" <<<"$all" | head -n 1)
-        [ -n "$want" ] && [ -n "$id" ] || {
+        id=$(resolve_lab "$KIT_ROOT" "$want" 2>/dev/null) || {
             echo "KIT_LABS: no lab \"$want\" (the labs: $(echo $all))" >&2; return 1; }
         echo "$id"
     done
