@@ -5,6 +5,8 @@
  *   lab_fill_at(h, len, seed, 0, first);      elements first.. of the same input
  *   scramble_kernel<<<b, t, 0, s>>>(d_out, d_in, n, steps);
  *   m = scramble_check(h_out, h_in, n, steps, &digest);   compare, digest
+ *   lab_result_begin(&r); lab_result_add(&r, ...); lab_result_end(&r, "part1");
+ *                                             the same, a piece at a time
  *   scramble_bins(bins, h_in, n, steps);      lab 07: the results by top byte
  *
  * The work: each number takes K steps of y -> A*y + C (mod 2^32), one
@@ -118,19 +120,54 @@ static inline void scramble_compare(struct lab_mismatch *m, struct lab_digest *d
     lab_digest_add(d, out, n * sizeof *out);
 }
 
+/*
+ * A result checked piece by piece, with the digest of what was checked: how
+ * a program ends a part.
+ *
+ *   struct lab_result r;
+ *   lab_result_begin(&r);
+ *   for (each piece, in order)
+ *       lab_result_add(&r, out, in, NULL, 1, n, steps, base);
+ *   if (lab_result_end(&r, "part1"))      prints digest_part1; returns r.m.bad
+ *       printf("... WRONG: %zu differ (first at %zu ...)", r.m.bad, r.m.first);
+ */
+struct lab_result {
+    struct lab_mismatch m;
+    struct lab_digest d;
+};
+
+static inline void lab_result_begin(struct lab_result *r)
+{
+    memset(&r->m, 0, sizeof r->m);
+    lab_digest_init(&r->d);
+}
+
+/* scramble_compare() of one piece into r. */
+static inline void lab_result_add(struct lab_result *r, const uint32_t *out,
+                                  const uint32_t *in, const uint32_t *key, size_t key_n,
+                                  size_t n, uint32_t steps, size_t base)
+{
+    scramble_compare(&r->m, &r->d, out, in, key, key_n, n, steps, base);
+}
+
+/* Print the result's digest as digest_NAME; return how many elements differ. */
+static inline size_t lab_result_end(const struct lab_result *r, const char *name)
+{
+    lab_digest_print(name, lab_digest_value(&r->d));
+    return r->m.bad;
+}
+
 /* Check out[0..n) against K steps from in[i]; set *digest to out's digest. */
 static inline struct lab_mismatch scramble_check(const uint32_t *out, const uint32_t *in,
                                                  size_t n, uint32_t steps,
                                                  uint64_t *digest)
 {
-    struct lab_mismatch m;
-    struct lab_digest d;
+    struct lab_result r;
 
-    memset(&m, 0, sizeof m);
-    lab_digest_init(&d);
-    scramble_compare(&m, &d, out, in, NULL, 1, n, steps, 0);
-    *digest = lab_digest_value(&d);
-    return m;
+    lab_result_begin(&r);
+    lab_result_add(&r, out, in, NULL, 1, n, steps, 0);
+    *digest = lab_digest_value(&r.d);
+    return r.m;
 }
 
 /*

@@ -60,14 +60,13 @@ static void make_key(uint32_t *h_key, uint32_t seed, unsigned batch)
  * Print the scenario's digest, "digest_scenarioN" (the checker recomputes
  * it), and its verdict line. Return 1 if it verified.
  */
-static int verdict(int sc, const char *title, const struct lab_mismatch *m,
-                   const struct lab_digest *d, size_t n)
+static int verdict(int sc, const char *title, const struct lab_result *r, size_t n)
 {
+    const struct lab_mismatch *m = &r->m;
     char name[16];
 
     snprintf(name, sizeof name, "scenario%d", sc);
-    lab_digest_print(name, lab_digest_value(d));
-    if (m->bad == 0) {
+    if (lab_result_end(r, name) == 0) {
         printf("scenario %d (%s): verified all %zu elements\n", sc, title, n);
         return 1;
     }
@@ -137,8 +136,7 @@ static int scenario_staging(const struct params *p)
     uint32_t *h_src, *h_out, *h_stage[2], *d_in, *d_out;
     cudaStream_t s_copy, s_comp;
     cudaEvent_t ev_staged[2];
-    struct lab_mismatch m = { 0, 0, 0, 0 };
-    struct lab_digest d;
+    struct lab_result r;
     unsigned k;
     int b;
 
@@ -177,8 +175,8 @@ static int scenario_staging(const struct params *p)
     CUDA_CHECK(cudaStreamSynchronize(s_comp));
     NVTX_POP();
 
-    lab_digest_init(&d);
-    scramble_compare(&m, &d, h_out, h_src, NULL, 1, total, p->steps, 0);
+    lab_result_begin(&r);
+    lab_result_add(&r, h_out, h_src, NULL, 1, total, p->steps, 0);
     for (b = 0; b < 2; b++) {
         CUDA_CHECK(cudaEventDestroy(ev_staged[b]));
         CUDA_CHECK(cudaFreeHost(h_stage[b]));
@@ -189,7 +187,7 @@ static int scenario_staging(const struct params *p)
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFreeHost(h_out));
     free(h_src);
-    return verdict(1, "staging buffer", &m, &d, total);
+    return verdict(1, "staging buffer", &r, total);
 }
 
 /* ---------------------------------------------------------------- scenario 2 */
@@ -205,8 +203,7 @@ static int scenario_results(const struct params *p)
     uint32_t *h_in, *h_out, *d_in, *d_out;
     cudaStream_t s[2];
     cudaEvent_t ev_home[2];
-    struct lab_mismatch m = { 0, 0, 0, 0 };
-    struct lab_digest d;
+    struct lab_result r;
     int h;
 
     CUDA_CHECK(cudaMallocHost(&h_in, 2 * half_bytes));
@@ -231,12 +228,12 @@ static int scenario_results(const struct params *p)
                                    cudaMemcpyDeviceToHost, s[h]));
         CUDA_CHECK(cudaEventRecord(ev_home[h], s[h]));   /* half h is home */
     }
-    lab_digest_init(&d);
+    lab_result_begin(&r);
     for (h = 0; h < 2; h++) {
         /* TODO(2) */
         /* The copy back was only queued: wait until half h is home. */
         CUDA_CHECK(cudaEventSynchronize(ev_home[h]));
-        scramble_compare(&m, &d, h_out + h * n, h_in + h * n, NULL, 1, n, p->steps, h * n);
+        lab_result_add(&r, h_out + h * n, h_in + h * n, NULL, 1, n, p->steps, h * n);
     }
     NVTX_POP();
 
@@ -248,7 +245,7 @@ static int scenario_results(const struct params *p)
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFreeHost(h_in));
     CUDA_CHECK(cudaFreeHost(h_out));
-    return verdict(2, "reading results", &m, &d, 2 * n);
+    return verdict(2, "reading results", &r, 2 * n);
 }
 
 /* ---------------------------------------------------------------- scenario 3 */
@@ -277,8 +274,7 @@ static int scenario_keys(const struct params *p)
     /* TODO(3), its second part */
     uint32_t *h_in, *h_out, *h_keys, *d_in, *d_out, *d_keys, key[KEY_N];
     cudaStream_t s;
-    struct lab_mismatch m = { 0, 0, 0, 0 };
-    struct lab_digest d;
+    struct lab_result r;
     unsigned j;
 
     /* TODO(3), its third part */
@@ -306,10 +302,10 @@ static int scenario_keys(const struct params *p)
     CUDA_CHECK(cudaStreamSynchronize(s));
     NVTX_POP();
 
-    lab_digest_init(&d);
+    lab_result_begin(&r);
     for (j = 0; j < p->chunks; j++) {
         make_key(key, p->seed, j);
-        scramble_compare(&m, &d, h_out + j * n, h_in + j * n, key, KEY_N, n, p->steps, j * n);
+        lab_result_add(&r, h_out + j * n, h_in + j * n, key, KEY_N, n, p->steps, j * n);
     }
     CUDA_CHECK(cudaStreamDestroy(s));
     CUDA_CHECK(cudaFree(d_in));
@@ -319,7 +315,7 @@ static int scenario_keys(const struct params *p)
     CUDA_CHECK(cudaFreeHost(h_in));
     CUDA_CHECK(cudaFreeHost(h_out));
     CUDA_CHECK(cudaFreeHost(h_keys));
-    return verdict(3, "stack buffer", &m, &d, total);
+    return verdict(3, "stack buffer", &r, total);
 }
 
 /* ---------------------------------------------------------------- scenario 4 */
@@ -349,8 +345,7 @@ static int scenario_scratch(const struct params *p)
     uint32_t *h_in, *h_out, *d_out, **d_tmp;
     cudaStream_t s_prep, s_comp;
     cudaEvent_t *ev_ready, *ev_used;
-    struct lab_mismatch m = { 0, 0, 0, 0 };
-    struct lab_digest d;
+    struct lab_result r;
     unsigned j;
 
     d_tmp = (uint32_t **)xmalloc(p->chunks * sizeof *d_tmp);
@@ -390,8 +385,8 @@ static int scenario_scratch(const struct params *p)
     NVTX_POP();
 
     CUDA_CHECK(cudaStreamSynchronize(s_prep));
-    lab_digest_init(&d);
-    scramble_compare(&m, &d, h_out, h_in, NULL, 1, total, p->steps, 0);
+    lab_result_begin(&r);
+    lab_result_add(&r, h_out, h_in, NULL, 1, total, p->steps, 0);
     for (j = 0; j < p->chunks; j++) {
         CUDA_CHECK(cudaEventDestroy(ev_ready[j]));
         CUDA_CHECK(cudaEventDestroy(ev_used[j]));
@@ -404,7 +399,7 @@ static int scenario_scratch(const struct params *p)
     free(d_tmp);
     free(ev_ready);
     free(ev_used);
-    return verdict(4, "scratch memory", &m, &d, total);
+    return verdict(4, "scratch memory", &r, total);
 }
 
 /* ---------------------------------------------------------------- main */

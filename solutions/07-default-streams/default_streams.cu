@@ -320,21 +320,18 @@ static void run_threads(struct job jobs[2], enum version version)
  * the number of elements that differ. */
 static size_t verify_threads(const struct job jobs[2], const char *name)
 {
-    struct lab_mismatch m;
-    struct lab_digest d;
+    struct lab_result r;
     int k;
 
-    memset(&m, 0, sizeof m);
-    lab_digest_init(&d);
+    lab_result_begin(&r);
     for (k = 0; k < 2; k++)
-        scramble_compare(&m, &d, jobs[k].h_out, jobs[k].h_in, NULL, 1, THREAD_N,
-                         THREAD_STEPS, (size_t)k * THREAD_N);
-    lab_digest_print(name, lab_digest_value(&d));
-    if (m.bad)
+        lab_result_add(&r, jobs[k].h_out, jobs[k].h_in, NULL, 1, THREAD_N,
+                       THREAD_STEPS, (size_t)k * THREAD_N);
+    if (lab_result_end(&r, name))
         printf("part 2 (%s): WRONG: %zu of %u numbers differ (first: thread %zu, "
-               "element %zu: got %u, expected %u)\n", name, m.bad, 2 * THREAD_N,
-               m.first / THREAD_N, m.first % THREAD_N, m.got, m.want);
-    return m.bad;
+               "element %zu: got %u, expected %u)\n", name, r.m.bad, 2 * THREAD_N,
+               r.m.first / THREAD_N, r.m.first % THREAD_N, r.m.got, r.m.want);
+    return r.m.bad;
 }
 
 /* Two host threads, as given and on per-thread streams. Return the wrong elements. */

@@ -260,20 +260,33 @@ static void poison(const struct split *sp)
  * of elements that differ. */
 static size_t verify_split(const struct split *sp, const char *version)
 {
-    struct lab_mismatch m;
-    struct lab_digest d;
+    struct lab_result r;
     int s;
 
-    memset(&m, 0, sizeof m);
-    lab_digest_init(&d);
+    lab_result_begin(&r);
     for (s = 0; s < sp->nslices; s++)
-        scramble_compare(&m, &d, sp->sl[s].h_out, sp->sl[s].h_in, NULL, 1, sp->sl[s].n,
-                         sp->steps, sp->sl[s].first);
-    lab_digest_print(version, lab_digest_value(&d));
-    if (m.bad)
+        lab_result_add(&r, sp->sl[s].h_out, sp->sl[s].h_in, NULL, 1, sp->sl[s].n,
+                       sp->steps, sp->sl[s].first);
+    if (lab_result_end(&r, version))
         printf("part 1 (%s): WRONG: %zu elements differ (first at %zu: got %u, "
-               "expected %u)\n", version, m.bad, m.first, m.got, m.want);
-    return m.bad;
+               "expected %u)\n", version, r.m.bad, r.m.first, r.m.got, r.m.want);
+    return r.m.bad;
+}
+
+/* One run of a version of part 1 (run_sequential, run_pipelined); when
+ * `check`, on poisoned outputs, checked after (its digest printed as
+ * digest_NAME, the elements that differ added to *bad). Return its time. */
+static double run_version(const struct split *sp, double (*run)(const struct split *),
+                          const char *name, int check, size_t *bad)
+{
+    double ms;
+
+    if (check)
+        poison(sp);
+    ms = run(sp);
+    if (check)
+        *bad += verify_split(sp, name);
+    return ms;
 }
 
 /* Part 1: the pipeline split over the GPUs. Return the elements that differ. */
@@ -302,18 +315,9 @@ static size_t part_split(int ngpus, size_t n, int chunks, int streams, uint32_t 
     /* The two versions in turns, so that a busy moment on a shared GPU hurts
      * both; the first run of each is checked. */
     for (r = 0; r < reps; r++) {
-        if (r == 0)
-            poison(&sp);
-        ms = run_sequential(&sp);
-        if (r == 0)
-            bad += verify_split(&sp, "sequential");
+        ms = run_version(&sp, run_sequential, "sequential", r == 0, &bad);
         seq_ms = ms < seq_ms ? ms : seq_ms;
-
-        if (r == 0)
-            poison(&sp);
-        ms = run_pipelined(&sp);
-        if (r == 0)
-            bad += verify_split(&sp, "pipelined");
+        ms = run_version(&sp, run_pipelined, "pipelined", r == 0, &bad);
         pipe_ms = ms < pipe_ms ? ms : pipe_ms;
     }
     NVTX_POP();
@@ -345,8 +349,7 @@ static size_t part_event(int ngpus, uint32_t seed)
     uint32_t *h_in, *h_out, *d_src, *d_made, *d_got, *d_out;
     cudaStream_t s_prod, s_cons;
     cudaEvent_t made;
-    struct lab_mismatch m;
-    struct lab_digest d;
+    struct lab_result r;
 
     CUDA_CHECK(cudaMallocHost(&h_in, bytes));
     CUDA_CHECK(cudaMallocHost(&h_out, bytes));
@@ -395,14 +398,12 @@ static size_t part_event(int ngpus, uint32_t seed)
     NVTX_POP();
 
     /* The consumer's K steps after the producer's: PRODUCE + CONSUME steps. */
-    memset(&m, 0, sizeof m);
-    lab_digest_init(&d);
-    scramble_compare(&m, &d, h_out, h_in, NULL, 1, EVENT_N, PRODUCE_STEPS + CONSUME_STEPS, 0);
-    lab_digest_print("event", lab_digest_value(&d));
-    if (m.bad)
+    lab_result_begin(&r);
+    lab_result_add(&r, h_out, h_in, NULL, 1, EVENT_N, PRODUCE_STEPS + CONSUME_STEPS, 0);
+    if (lab_result_end(&r, "event"))
         printf("part 2: WRONG: %zu of %u numbers differ (first at %zu: got %u, expected "
-               "%u): did the consumer start before the producer was done?\n", m.bad,
-               EVENT_N, m.first, m.got, m.want);
+               "%u): did the consumer start before the producer was done?\n", r.m.bad,
+               EVENT_N, r.m.first, r.m.got, r.m.want);
 
     CUDA_CHECK(cudaSetDevice(prod));
     CUDA_CHECK(cudaEventDestroy(made));
@@ -415,7 +416,7 @@ static size_t part_event(int ngpus, uint32_t seed)
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFreeHost(h_in));
     CUDA_CHECK(cudaFreeHost(h_out));
-    return m.bad;
+    return r.m.bad;
 }
 
 /* ---------------------------------------------------------------- part 3 */
@@ -494,25 +495,22 @@ static void poison_halos(const struct peer *p)
  * Return the numbers that differ. */
 static size_t check_halos(const struct peer *p, const char *name)
 {
-    struct lab_mismatch m;
-    struct lab_digest d;
+    struct lab_result r;
     int k;
 
-    memset(&m, 0, sizeof m);
-    lab_digest_init(&d);
+    lab_result_begin(&r);
     for (k = 0; k < 2; k++) {
         CUDA_CHECK(cudaSetDevice(p->dev[k]));
         CUDA_CHECK(cudaMemcpy(p->h_got[k], p->d_halo[k], p->n * sizeof(uint32_t),
                               cudaMemcpyDeviceToHost));
-        scramble_compare(&m, &d, p->h_got[k], p->h_mine[1 - k], NULL, 1, p->n, 0,
-                         (size_t)k * p->n);
+        lab_result_add(&r, p->h_got[k], p->h_mine[1 - k], NULL, 1, p->n, 0,
+                       (size_t)k * p->n);
     }
-    lab_digest_print(name, lab_digest_value(&d));
-    if (m.bad)
+    if (lab_result_end(&r, name))
         printf("part 3 (%s): WRONG: %zu of %zu numbers differ (first in GPU %d's halo "
-               "at %zu: got %u, expected %u)\n", name, m.bad, 2 * p->n,
-               p->dev[m.first / p->n], m.first % p->n, m.got, m.want);
-    return m.bad;
+               "at %zu: got %u, expected %u)\n", name, r.m.bad, 2 * p->n,
+               p->dev[r.m.first / p->n], r.m.first % p->n, r.m.got, r.m.want);
+    return r.m.bad;
 }
 
 /* Print one exchange's times and bandwidths: NAME_0to1_ms, NAME_0to1_gbps... */
