@@ -6,7 +6,7 @@
 # README section a message names is in the README that student has. No GPU.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 REF="$KIT_ROOT/checker/reference"
 
@@ -45,7 +45,7 @@ student_text() {
     echo "$output"
     local id n
     for id in $(labs); do
-        [ -d "$KIT_ROOT/checker/tests/replays/$id/solution" ] || continue
+        [ -d "$KIT_ROOT/checker/tests/fixtures/replays/$id/solution" ] || continue
         n=$(grep -c '^fig' "$REF/$id.tsv")
         [ "$n" -ge 2 ] || { echo "$id: $n figures in checker/reference/$id.tsv"; return 1; }
     done
@@ -82,10 +82,10 @@ student_text() {
     d="$BATS_TEST_TMPDIR/01"
     mkdir -p "$d"
     printf 'sync_copy:\n\t@true\n' >"$d/Makefile"
-    ln -s "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/sync_copy"
+    ln -s "$KIT_ROOT/checker/tests/fixtures/progs/replay-prog" "$d/sync_copy"
     echo 'h2d_gbps = 20 GB/s' >"$d/predictions.txt"
-    REPLAY="$KIT_ROOT/checker/tests/replays/01-sync-copy/solution" \
-        LAB_SEED="$(cat "$KIT_ROOT/checker/tests/replays/01-sync-copy/solution/seed")" \
+    REPLAY="$KIT_ROOT/checker/tests/fixtures/replays/01-sync-copy/solution" \
+        LAB_SEED="$(cat "$KIT_ROOT/checker/tests/fixtures/replays/01-sync-copy/solution/seed")" \
         BATS="$KIT_ROOT/checker/vendor/node_modules/bats/bin/bats" \
         PATH=$(tr : '\n' <<<"$PATH" | grep -v 'bats-core' | paste -sd: -) \
         run -0 without_bats_env "$HANDOUT/checker/run-checks" --dir "$d" 01
