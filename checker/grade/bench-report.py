@@ -196,11 +196,21 @@ def main():
     ap.add_argument("--expected")
     ap.add_argument("--class", dest="klass")
     ap.add_argument("--serial")
+    ap.add_argument("--jobs", type=int, help="JOBS, where grading did not finish (no timing.txt)")
     ap.add_argument("--only-graded", action="store_true", help="some labs graded: check those")
     a = ap.parse_args()
     only = ["--only-graded"] if a.only_graded else []
     ok = True
     t = read_kv(os.path.join(a.graded, "timing.txt"))
+    if not t:
+        # grading stopped before its end (a time limit): the figures of the
+        # submissions graded, from the first listing to the last one done
+        done = [os.path.getmtime(f) for f in glob.glob(os.path.join(a.graded, "results", "*", "done"))]
+        begun = os.path.join(a.graded, "logs", "listed.tsv")
+        if done and os.path.exists(begun):
+            t = {"started": str(os.path.getmtime(begun)), "ended": str(max(done)),
+                 "wall_seconds": str(max(done) - os.path.getmtime(begun)), "jobs": str(a.jobs or 1)}
+            print("(grading did not finish: the figures are those of the %d submissions graded)" % len(done))
     wall = float(t.get("wall_seconds", "0") or 0)
     jobs = int(t.get("jobs", "1") or 1)
     t0 = float(t.get("started", "0") or 0)
@@ -239,7 +249,7 @@ def main():
         share = "" if step == "trace-query" else "%.0f%%" % (100.0 * sum(v) / total)
         print("| %s | %d | %.1f | %.2f | %s | %s |" % (step, len(v), sum(v), sum(v) / len(v), share, what))
     print()
-    print("(trace-query is a part of checks' time, not added to the shares; the shares are of unpack + builds + checkers)")
+    print("(trace-query is a part of checks' time, not added to the shares; the shares are of the jobs' busy time)")
     print()
     print("Each run, summed over the class (the most costly first):")
     print()
