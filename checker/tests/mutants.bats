@@ -669,8 +669,8 @@ all_checks_pass() {
 
 # ---------------------------------------------------------------- 06-lifetime
 
-@test "lab 06: a scenario that puts a copy, a kernel, an event or a wait on the legacy default stream fails the check that keeps it off" {
-    local c="every scenario keeps its copies, kernels, events and waits off the legacy default stream"
+@test "lab 06: a scenario that puts a copy, a kernel, an event or a wait on the legacy or a per-thread default stream fails the check that keeps it off both" {
+    local c="every scenario keeps its copies, kernels, events and waits off both default streams"
     ! kit_full || solutions_pass 06-lifetime "$c"
     local runs=()
     mapfile -t runs < <(quick_or_all \
@@ -696,14 +696,19 @@ all_checks_pass() {
         "06-lifetime/m-ae825379=scenario 3: 1 D2H copy" \
         "06-lifetime/m-bb98a8c6=scenario 4: 1 H2D copy, 1 event" \
         "06-lifetime/m-18b8b9b2.2=scenario 4: 1 wait for the stream (cudaStreamSynchronize)" \
-        "06-lifetime/m-07e458ae.2=scenario 4: 1 D2H copy")
-    survivors_fail "$c" "the legacy default stream synchronizes with every blocking stream" "${runs[@]}"
+        "06-lifetime/m-07e458ae.2=scenario 4: 1 D2H copy on the legacy default stream" \
+        "06-lifetime/m-91f076f9=scenario 4: 1 H2D copy, 1 event on a per-thread default stream")
+    survivors_fail "$c" "default stream" "${runs[@]}"
+    ! kit_full || grep -qF 'a per-thread default stream (cudaStreamPerThread) synchronizes with the legacy default stream only' \
+        "$BATS_TEST_TMPDIR/06-lifetime/m-91f076f9.log"
+    grep -qF 'the legacy default stream synchronizes with every blocking stream' \
+        "$BATS_TEST_TMPDIR/06-lifetime/m-5fce955d.log"
     # the hints that name the student's own TODO or call
     grep -qF 'Record ev_used[j] on s_comp, the stream of the kernel that reads the scratch (TODO 4).' \
         "$BATS_TEST_TMPDIR/06-lifetime/m-5fce955d.log"
     ! kit_full || grep -qF 'cudaMemcpy (without Async) is a copy on the legacy default stream' \
         "$BATS_TEST_TMPDIR/06-lifetime/m-7cf04527.log"
-    kit_full || echo "(make test-all: 22 more survivors, and both solution runs through every check)"
+    kit_full || echo "(make test-all: 23 more survivors, and both solution runs through every check)"
 }
 
 @test "lab 06: a scenario that leaves out a free fails the check that every scenario gives back the memory it allocated" {
