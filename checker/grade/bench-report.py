@@ -234,6 +234,15 @@ def main():
         device, len(gpus) or 0, os.cpu_count(), jobs, subs, kinds["solution"], kinds["mutant"],
         kinds["starter"], fmt_t(wall), 60.0 * subs / wall if wall else 0))
 
+    whole = None
+    try:
+        with open(os.path.join(a.graded, "command-seconds"), encoding="utf-8") as f:
+            whole = int(f.read().strip())
+    except (OSError, ValueError):
+        pass
+    if whole:
+        print()
+        print("The whole grade command (the kit prepared, the class graded, the reports written): %s" % fmt_t(whole))
     by_step, by_run, by_lab, busy = steps_of(a.graded)
     print()
     print("Where the time went, summed over the class (seconds of the jobs; %d jobs x %s wall = %.0f job-seconds, %.0f%% of them busy):"
