@@ -10,7 +10,7 @@
 #     recorded run and passes the recorded solution's.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 MUTATE="$KIT_ROOT/checker/tests/mutate/mutate.py"
 FIX="$KIT_ROOT/checker/tests/fixtures/mutate"
@@ -54,7 +54,7 @@ PY
 # fixtures/mutate/LAB/VARIANT (NAME.rc, NAME.out.gz, NAME.err[.gz],
 # NAME.trace.gz) through LAB's checker, only CHECK where given, as
 # replay.bats replays its recordings (replay_check; lab 06's stress runs
-# through progs/replay-stress, no compute-sanitizer): `main` is the run
+# through fixtures/progs/replay-stress, no compute-sanitizer): `main` is the run
 # without arguments, main.againN or main.lookN its (N+1)th call, and lab
 # 05's breadth and uneven, lab 06's s1-s4 the runs with their arguments. A
 # run not kept answers as replay-prog answers a run not recorded. Every run
@@ -83,7 +83,7 @@ fixture_replay() {
     done
     sed -n "s/^SEED = '\([0-9]*\)'.*/\1/p" "$MUTATE" >"$d/seed"
     if [ "$lab" = 06-lifetime ]; then
-        STRESS="$KIT_ROOT/checker/tests/progs/replay-stress" SANITIZER= REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
+        STRESS="$KIT_ROOT/checker/tests/fixtures/progs/replay-stress" SANITIZER= REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
     else
         REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
     fi
