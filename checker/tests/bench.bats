@@ -8,7 +8,7 @@
 # GPU half: make bench-grade N=100 on a GPU node (checker/grade/README.md).
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 GRADE="$KIT_ROOT/checker/grade"
 B="$KIT_BUILD/bench"
