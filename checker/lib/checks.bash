@@ -359,8 +359,9 @@ tq() {
 # file (ns near 2^61) as ns from the first time it was given, split so that
 # awk's doubles stay exact; d is 1 in a file of format 2 or later, whose
 # copy, kernel, memset, sync and event records have DEVICE after END (header
-# "streamtrace 2" or "streamtrace 3", one field), else 0. (Format 3 adds
-# `current` lines only, which a reader that picks records by tag skips.)
+# "streamtrace 2" to "streamtrace 4", one field), else 0. (Formats 3 and 4
+# add `current`, `graph` and `error` lines only, which a reader that picks
+# records by tag skips.)
 TRACE_AWK='
     function t(x,   hi) {
         hi = substr(x, 1, length(x) - 9)

@@ -112,7 +112,7 @@ q() {
 }
 
 @test "on one GPU, every copy and kernel, and every call made with a context, say device 0 was current" {
-	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 3" ]
+	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 4" ]
 	q current gpu
 	[ -n "$output" ] && [ "$(cut -f 11 <<<"$output" | sort -u)" = 0 ]
 	q count gpu --current other; [ "$output" = 0 ]
@@ -273,7 +273,7 @@ overlap_ms() {
 	launched=$(awk '$1 == "elsewhere_launch" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
 	ran_ok=$(awk '$1 == "elsewhere_ran" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
 	echo "this GPU: the launch into a stream of device 1 with device 0 current: $launched; it ran: $ran_ok"
-	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 3" ]
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 4" ]
 	# the two right_kernels: device 0 with 0 current, device 1 with 1 current
 	run -0 "$ST" query "$K" current kernel:right_kernel; echo "$output"
 	[ "${#lines[@]}" -eq 2 ]
