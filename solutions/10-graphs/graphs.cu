@@ -192,6 +192,9 @@ static size_t part_capture(unsigned int nk, unsigned int k, uint32_t seed)
     double t0, t1, stream_us, graph_us;
     unsigned int r, j;
 
+    printf("part 1: %u small kernels an iteration, %u iterations\n", nk, k);
+    lab_figure("iterations", k, "iterations of each loop");
+    lab_figure("kernels", nk, "small kernels an iteration");
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CUDA_CHECK(cudaMallocHost(&h_x, bytes));
     CUDA_CHECK(cudaMalloc(&d_stream, bytes));
@@ -243,11 +246,8 @@ static size_t part_capture(unsigned int nk, unsigned int k, uint32_t seed)
     NVTX_POP();
     graph_us = 1e3 * (t1 - t0) / k;
 
-    printf("part 1: %u small kernels an iteration, %u iterations\n", nk, k);
     lab_figure("stream_us", stream_us, "host time per iteration: N launches on a stream");
     lab_figure("graph_us", graph_us, "host time per iteration: one graph replay");
-    lab_figure("iterations", k, "iterations of each loop");
-    lab_figure("kernels", nk, "small kernels an iteration");
 
     CUDA_CHECK(cudaMemcpy(h_x, d_stream, bytes, cudaMemcpyDeviceToHost));
     bad += check_steps("stream", h_x, SMALL_N, k * nk * SMALL_STEPS, seed, 0);
