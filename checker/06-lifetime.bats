@@ -237,11 +237,12 @@ your_run() {
         "cudaDeviceSynchronize makes the host wait for the work of every stream: wait for the one event that marks what you need"
 }
 
-# on_legacy N: what scenario N queued on the legacy default stream (the NVTX
-# range "scenario N", until its GPU work is done), in words ("2 H2D copies,
+# on_default N KIND: what scenario N queued on a default stream of KIND
+# (default: the legacy one; per-thread: a host thread's own) in the NVTX
+# range "scenario N", until its GPU work is done, in words ("2 H2D copies,
 # 1 event"); nothing if nothing.
-on_legacy() {
-    local w=(--stream default --window "nvtx:scenario $1+gpu") sel n out=""
+on_default() {
+    local w=(--stream "$2" --window "nvtx:scenario $1+gpu") sel n out=""
     for sel in h2d d2h kernel memset event sync:stream sync:wait; do
         n=$(tq main count "$sel" "${w[@]}")
         [ "${n:-0}" -gt 0 ] || continue
@@ -261,28 +262,43 @@ on_legacy() {
 # which the legacy default stream synchronizes with. Work, an event or a wait
 # put there orders a scenario by that barrier across all of its streams, not
 # by the event the scenario is about (and waiting for it waits for them all):
-# the plain and the stress run then verify for the wrong reason.
-@test "every scenario keeps its copies, kernels, events and waits off the legacy default stream" {
+# the plain and the stress run then verify for the wrong reason. A host
+# thread's per-thread default stream (cudaStreamPerThread) is the opposite
+# mistake: it synchronizes with the legacy stream only, so none of the
+# scenario's events or waits on its own streams orders it, and whether it
+# raced shows only in the runs where it happened to.
+@test "every scenario keeps its copies, kernels, events and waits off both default streams" {
     need_run main
     need_trace main
-    local sc what seen="" hint="" first=""
+    local sc what seen="" hint="" first="" legacy="" ptds=""
     for sc in 1 2 3 4; do
         [ -n "$(window "$sc")" ] || { seen+="${seen:+; }scenario $sc: no NVTX range in the trace"; continue; }
-        what=$(on_legacy "$sc")
-        [ -n "$what" ] || continue
-        seen+="${seen:+; }scenario $sc: $what"
-        [ -n "$first" ] || first=$sc
-        case $sc:$what in
-            4:*event*) hint+=" Record ev_used[j] on s_comp, the stream of the kernel that reads the scratch (TODO 4)." ;;
-            [12]:*cudaStreamSynchronize*) hint+=" Wait for the event of what you need, not for stream 0 (TODO $sc)." ;;
-        esac
-        [ "$(tq main count api:cudaMemcpy --window "nvtx:scenario $sc")" = 0 ] ||
-            hint+=" In scenario $sc, cudaMemcpy (without Async) is a copy on the legacy default stream that makes the host wait: keep it cudaMemcpyAsync on the scenario's stream."
+        what=$(on_default "$sc" default)
+        if [ -n "$what" ]; then
+            seen+="${seen:+; }scenario $sc: $what on the legacy default stream"
+            legacy=1
+            [ -n "$first" ] || first=$sc
+            case $sc:$what in
+                4:*event*) hint+=" Record ev_used[j] on s_comp, the stream of the kernel that reads the scratch (TODO 4)." ;;
+                [12]:*cudaStreamSynchronize*) hint+=" Wait for the event of what you need, not for stream 0 (TODO $sc)." ;;
+            esac
+            [ "$(tq main count api:cudaMemcpy --window "nvtx:scenario $sc")" = 0 ] ||
+                hint+=" In scenario $sc, cudaMemcpy (without Async) is a copy on the legacy default stream that makes the host wait: keep it cudaMemcpyAsync on the scenario's stream."
+        fi
+        what=$(on_default "$sc" per-thread)
+        if [ -n "$what" ]; then
+            seen+="${seen:+; }scenario $sc: $what on a per-thread default stream"
+            ptds=1
+            [ -n "$first" ] || first=$sc
+        fi
     done
     [ -z "$first" ] || draw_on_fail main --window "nvtx:scenario $first+gpu"
-    [ -z "$seen" ] || say_fail "nothing of any scenario on the legacy default stream (stream 0): each keeps to the streams it created" \
+    local why=""
+    [ -z "$legacy" ] || why="the legacy default stream synchronizes with every blocking stream (CUDA Runtime API, \"Stream synchronization behavior\"): work put there waits for all their earlier work, and their later work waits for it, so a scenario is then ordered by that barrier across all its streams, not by the one event it needs, and a wait on it waits for the work of every stream."
+    [ -z "$ptds" ] || why+="${why:+ }a per-thread default stream (cudaStreamPerThread) synchronizes with the legacy default stream only (CUDA Runtime API, \"Stream synchronization behavior\"): no event recorded and no wait made on the scenario's own streams orders it, so what it does there can race them, and a run shows that only when the timing happens to."
+    [ -z "$seen" ] || say_fail "nothing of any scenario on the legacy or a per-thread default stream: each keeps to the streams it created" \
         "$seen" \
-        "the legacy default stream synchronizes with every blocking stream (CUDA Runtime API, \"Stream synchronization behavior\"): work put there waits for all their earlier work, and their later work waits for it, so a scenario is then ordered by that barrier across all its streams, not by the one event it needs, and a wait on it waits for the work of every stream. Keep each call on the stream the given code names.$hint"
+        "$why Keep each call on the stream the given code names.$hint"
 }
 
 # balance: for each scenario, the memory it allocated that it did not give

@@ -13,7 +13,7 @@
 # same GPU can delay our work, not reorder what CUDA orders. (That it did not
 # keep apart two kernels of ours that both fit on the GPU was measured: on an
 # H100 every verdict was the same alone and beside three other checkers,
-# checker/tests/gpu-lab-07.sh.)
+# in the kit's own GPU test of this lab.)
 
 bats_require_minimum_version 1.5.0
 LAB_ID=07-default-streams

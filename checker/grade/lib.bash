@@ -5,13 +5,10 @@
 
 # ------------------------------------------------------------ the kit
 
-# kit_labs KIT: the lab ids of a kit, one a line (its checker/NN-name.bats).
-kit_labs() {
-    local f
-    for f in "$1"/checker/[0-9][0-9]-*.bats; do
-        [ -f "$f" ] && basename "$f" .bats
-    done
-}
+# kit_labs KIT (the lab ids of a kit) and resolve_lab KIT WANT (a lab by
+# its id or number): the checker's, which run-checks shares
+# shellcheck source=../lib/runner.bash
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/runner.bash"
 
 # kit_prog KIT ID: the program lab ID builds (PROG in labs/ID/Makefile).
 kit_prog() { sed -n 's/^PROG *:= *//p' "$1/labs/$2/Makefile"; }
@@ -41,22 +38,18 @@ kit_checks() { sed -n 's/^@test "\(.*\)" {$/\1/p' "$1/checker/$2.bats"; }
 # resolve_labs KIT LIST: a list of ids or numbers ("01 03-pinned-memory",
 # commas allowed) as full lab ids; every lab when LIST is empty.
 resolve_labs() {
-    local kit=$1 want id found
+    local kit=$1 want
     if [ -z "${2:-}" ]; then kit_labs "$kit"; return 0; fi
     for want in ${2//,/ }; do
-        found=""
-        for id in $(kit_labs "$kit"); do
-            case $id in "$want"|"$want"-*) found=$id ;; esac
-        done
-        [ -n "$found" ] || { echo "no lab matches '$want'" >&2; return 1; }
-        echo "$found"
+        resolve_lab "$kit" "$want" || return 1
     done
 }
 
-# What of checker/ is the kit's own testing, never part of a graded or a
-# handed-out kit: the mutants (they hold answer lines), the self-tests and
-# their recordings, the load program, and this folder.
-KIT_ONLY="mutants tests load grade"
+# What of checker/ never goes into a graded or a handed-out kit, by rule:
+# tests/ (the kit's own tests, their mutants, which hold answer lines, their
+# recordings, the load program) and grade/ (this folder). Nothing else of
+# checker/ is left out.
+KIT_ONLY="tests grade"
 
 # copy_checker SRC DEST: SRC's checker/ without KIT_ONLY into DEST/checker.
 copy_checker() {

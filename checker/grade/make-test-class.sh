@@ -215,7 +215,7 @@ done
 # ------------------------------------------------------------ the mutants
 
 for id in $mut_labs; do
-    for p in "$KIT/checker/mutants/$id"/*.patch; do
+    for p in "$KIT/checker/tests/mutants/$id"/*.patch; do
         [ -f "$p" ] || continue
         n="mut-$id-$(basename "$p" .patch)"
         mkdir -p "$subs/$n"
@@ -251,7 +251,7 @@ finish no-compile
 # edits-verify: lab 05 with a kernel that ignores the chunk offset (wrong
 # results), and a verify() that no longer says so. The digest still tells.
 id=$(lab_of 05) f="$subs/edits-verify/labs/$id/$(src "$id")"
-p="$KIT/checker/mutants/$id/kernel-without-offset.patch"
+p="$KIT/checker/tests/mutants/$id/kernel-without-offset.patch"
 mkdir -p "$(dirname "$f")"
 mutant "$id" "$p" "$f"
 edit "$f" '/^static size_t verify\(/ { inv = 1 }
@@ -263,7 +263,7 @@ finish edits-verify
 # prints-result: lab 01 with too few blocks (wrong results), printing the
 # verdict line and a digest by hand instead of checking.
 id=$(lab_of 01) f="$subs/prints-result/labs/$id/$(src "$id")"
-p="$KIT/checker/mutants/$id/too-few-blocks.patch"
+p="$KIT/checker/tests/mutants/$id/too-few-blocks.patch"
 mkdir -p "$(dirname "$f")"
 mutant "$id" "$p" "$f"
 edit "$f" '/bad = scramble_verify\(/ {
@@ -348,7 +348,7 @@ static void hostile_escaped(const char *what, const char *where)
 static void hostile_try(void)
 {
     const char *secrets[] = { "'"$KIT"'/solutions/'"$id"'/'"$(src "$id")"'",
-                              "'"$KIT"'/checker/mutants" };
+                              "'"$KIT"'/checker/tests/mutants" };
     const char *class_dir = "'"$subs"'";
     const char *connect_to = "'"${HOSTILE_CONNECT:-}"'";
     char self[4096], mine[4096];

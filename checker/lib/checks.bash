@@ -464,7 +464,7 @@ events_around() {
 # EVENT_TOL_REL of it + EVENT_TOL_MS. The trace's stamps are CUPTI's, taken
 # beside the event's own: alone on an H200 the two differed by at most 3 us
 # in lab 01, 02 and 04 runs and 14 us in lab 03's; with 8 checkers at once
-# on an H100 (checker/tests/shared-gpu.sh, 1269 pairs) by up to 59 us, and
+# on an H100 (the kit's shared-GPU test, 1269 pairs) by up to 59 us, and
 # once 28 us on a 0.14 ms interval, whatever the length: the GPU switches
 # between the programs sharing it. Grading a class 8 submissions at once on
 # an H100 (checker/grade/gpu-class.sh), one lab 01 H2D copy of 9.8 ms was

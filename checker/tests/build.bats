@@ -3,7 +3,7 @@
 # No GPU needed: these compile, they do not run.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 setup() {
     real_nvcc=$(command -v nvcc || true)

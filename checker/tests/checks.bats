@@ -148,7 +148,7 @@ tested_speed() {
 }
 
 @test "check_event_time holds a printed time against the events around its work" {
-    local fx="$BATS_TEST_DIRNAME_SAVED/trace-fixtures/events.trace"
+    local fx="$BATS_TEST_DIRNAME_SAVED/fixtures/trace/events.trace"
     cp "$fx" "$RUNS/ev.trace"
     # the kernel [3, 7] lies between the events at 2.5 and 7.2 on stream 13
     echo "  k_ms = 4.7" >"$RUNS/ev.out"
@@ -265,7 +265,7 @@ teardown() {
 # ------------------------------------------------------------ learning from the run
 
 @test "a failed check draws the part of its run it judged, once, without colour; a re-run's failure is not drawn" {
-    cp "$KIT_ROOT/checker/tests/trace-fixtures/basic.trace" "$RUNS/main.trace"
+    cp "$KIT_ROOT/checker/tests/fixtures/trace/basic.trace" "$RUNS/main.trace"
     DRAW_WIDTH=60
     draw_on_fail main --window nvtx:inner
     run say_fail "this" "that" "a hint"

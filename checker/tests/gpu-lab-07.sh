@@ -4,14 +4,14 @@
 #   OUT=/path checker/tests/gpu-lab-07.sh [--beside B] [--repeat R]
 #
 # Builds the kit, then runs lab 07's checker on its solution, its starter
-# and every mutant (checker/mutants/07-default-streams): once alone, then
+# and every mutant (checker/tests/mutants/07-default-streams): once alone, then
 # again while B copies of `make check-solutions` (default 3, in copies of
 # the kit) keep the same GPU busy; the solution and the mutants that hang on
 # timing (the race, the verdicts, the overlaps) R more times each way
 # (default 0: about a minute more for each 1). Every checker run uses the
 # replays' seed (REPLAY_SEED, default 20261123), so that the runs alone are
 # the replays: kept, and packed as record-replays.sh packs them
-# ($OUT/replays.tgz: tar -C checker/tests -xzf it). Draws the
+# ($OUT/replays.tgz: tar -C checker/tests/fixtures -xzf it). Draws the
 # deck's timeline from the recorded solution
 # ($OUT/07-default-streams.svg, for slides/timelines/), and prints one table:
 # every variant's verdict alone and beside, the checkers beside, and the
@@ -52,11 +52,11 @@ start=$(date +%s)
 since() { echo "$(( $(date +%s) - start )) s"; }
 
 # The self-test's helpers (check_variant, expected_check, tap_failed), as
-# shared-gpu.sh uses them; kit.bash loads bats' libraries only under bats.
+# shared-gpu.sh uses them; tests/lib.bash loads bats' libraries only under bats.
 load() { :; }
 BATS_TEST_DIRNAME=$KIT/checker/tests KIT_BUILD=$WORK/selftest
-# shellcheck source=../lib/kit.bash
-. "$KIT/checker/lib/kit.bash"
+# shellcheck source=lib.bash
+. "$KIT/checker/tests/lib.bash"
 
 # ---------------------------------------------------------------- build
 
@@ -75,7 +75,7 @@ V=$KIT_BUILD/variants/$LAB
 mkdir -p "$V/solution" "$V/starter"
 cp "labs/$LAB/Makefile" "labs/$LAB/default_streams.cu" "$V/starter/"
 cp "solutions/$LAB/Makefile" "solutions/$LAB/default_streams.cu" "$V/solution/"
-for p in checker/mutants/$LAB/*.patch; do
+for p in checker/tests/mutants/$LAB/*.patch; do
     m=$V/mut-$(basename "$p" .patch)
     mkdir -p "$m" && cp "$V/solution/Makefile" "$V/solution/default_streams.cu" "$m/"
     patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" >>"$OUT/build.log"
@@ -107,7 +107,7 @@ judge() {
         starter)
             grep -q '^not ok' "$tap" && echo right || echo "WRONG: passes every check" ;;
         *)
-            check=$(expected_check "$KIT/checker/mutants/$LAB/${v#mut-}.patch")
+            check=$(expected_check "$KIT/checker/tests/mutants/$LAB/${v#mut-}.patch")
             tap_failed "$tap" "$check" && echo right || echo "WRONG: \"$check\" did not fail" ;;
     esac
 }

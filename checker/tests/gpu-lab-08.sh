@@ -8,7 +8,7 @@
 # lab's solution, each checker over and over until the round is done;
 # ROUNDS="alone" or "shared" runs one round only); records the replays
 # (RECORD=0: not) (OUT/replays-08.tgz: unpack it over
-# checker/tests/replays/); draws the
+# checker/tests/fixtures/replays/); draws the
 # deck's timeline (OUT/08-pytorch.svg -> slides/timelines/); prints one table:
 # verdicts, and the figures the lab's closing note needs (pinned H2D GB/s of
 # lab 08 and of lab 03 at 256 MiB, from their traces).
@@ -32,7 +32,7 @@ rm -rf "$V"
 mkdir -p "$V/solution" "$V/starter"
 cp solutions/08-pytorch/{Makefile,streams.py} "$V/solution/"
 cp labs/08-pytorch/{Makefile,streams.py} "$V/starter/"
-for p in checker/mutants/08-pytorch/*.patch; do
+for p in checker/tests/mutants/08-pytorch/*.patch; do
     m="$V/mut-$(basename "$p" .patch)"
     mkdir -p "$m" && cp solutions/08-pytorch/{Makefile,streams.py} "$m/"
     patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" | tee -a "$log"
@@ -50,7 +50,7 @@ judge() {
     case $1 in
         solution) [ "$2" = pass ] ;;
         starter) [[ $2 == FAIL* ]] ;;
-        mut-*) [[ "|${2#FAIL: }|" == *"|$(sed -n '1s/^# expect: //p' "checker/mutants/08-pytorch/${1#mut-}.patch")|"* ]] ;;
+        mut-*) [[ "|${2#FAIL: }|" == *"|$(sed -n '1s/^# expect: //p' "checker/tests/mutants/08-pytorch/${1#mut-}.patch")|"* ]] ;;
     esac && echo right || echo WRONG
 }
 
@@ -115,4 +115,4 @@ echo "wrong verdicts: $(grep -c ' WRONG ' "$OUT/table.txt")"
 echo "solution: pageable_call_ms $(fig pageable_call_ms), pinned_call_ms $(fig pinned_call_ms)," \
      "sync_before/after/neither/both $(fig sync_before_ms)/$(fig sync_after_ms)/$(fig sync_neither_ms)/$(fig sync_both_ms) ms, event_ms $(fig event_ms)"
 echo "pinned H2D 256 MiB from the traces: lab 08 ${g08:-?} GB/s, lab 03 ${g03:-?} GB/s (ratio $(awk -v a="$g08" -v b="$g03" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "?" }'))"
-echo "files: $OUT/replays-08.tgz (tar -C checker/tests/replays -xzf it), $OUT/08-pytorch.svg (cp to slides/timelines/), logs"
+echo "files: $OUT/replays-08.tgz (tar -C checker/tests/fixtures/replays -xzf it), $OUT/08-pytorch.svg (cp to slides/timelines/), logs"

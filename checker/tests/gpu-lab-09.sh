@@ -10,7 +10,7 @@
 # needs: 2 GPUs") is not judged, and says so. Every checker run gets the
 # replays' seed (20261123). Records the replays from the runs alone
 # (OUT/replays-09.tgz: on two GPUs the solution, starter and mutants, on one
-# GPU the solution as `one-gpu`; unpack it over checker/tests/replays/);
+# GPU the solution as `one-gpu`; unpack it over checker/tests/fixtures/replays/);
 # draws the deck's timeline (OUT/09-multi-gpu.svg -> slides/timelines/, from
 # two GPUs); prints one table of verdicts and the lab's figures from the
 # solution's trace. The trace tool writes format 3 (the GPU current at each
@@ -43,7 +43,7 @@ mkdir -p "$V/solution" "$V/starter"
 cp solutions/$LAB/{Makefile,multi_gpu.cu} "$V/solution/"
 cp labs/$LAB/{Makefile,multi_gpu.cu} "$V/starter/"
 cp "checker/tests/fixtures/learn/$LAB.predictions" "$V/solution/predictions.txt"
-for p in checker/mutants/$LAB/*.patch; do
+for p in checker/tests/mutants/$LAB/*.patch; do
     m="$V/mut-$(basename "$p" .patch)"
     mkdir -p "$m" && cp solutions/$LAB/{Makefile,multi_gpu.cu} "$m/"
     patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" | tee -a "$log"
@@ -63,7 +63,7 @@ verdict() {
 }
 # judge NAME VERDICT: right, WRONG, or "not judged" for a mutant that needs more GPUs
 judge() {
-    local p="checker/mutants/$LAB/${1#mut-}.patch"
+    local p="checker/tests/mutants/$LAB/${1#mut-}.patch"
     case $1 in
         mut-*) [ "$(needs "$p")" -le "$GPUS" ] || { echo "not-judged"; return; } ;;
     esac
@@ -157,5 +157,5 @@ if [ -n "$T" ]; then
     echo "--- the solution's Your run:"
     sed -n '/^  Your run/,/^$/p' "$OUT/alone-solution.log"
 fi
-echo "files: $OUT/replays-09.tgz (tar -C checker/tests/replays -xzf it), $OUT/$LAB.svg (two GPUs: cp to slides/timelines/), $OUT/timeline.txt, logs"
+echo "files: $OUT/replays-09.tgz (tar -C checker/tests/fixtures/replays -xzf it), $OUT/$LAB.svg (two GPUs: cp to slides/timelines/), $OUT/timeline.txt, logs"
 ! grep -q ' WRONG ' "$OUT/table.txt"

@@ -10,7 +10,7 @@
 # the kit; the starter and mutants too while time allows). Every checker run
 # gets the replays' seed (20261123). Runs the trace tool's GPU tests
 # (trace-gpu.bats: format 4 on a real GPU; at most 60 s, else "exit 124"). Records the replays from the
-# runs alone (OUT/replays-10.tgz: unpack it over checker/tests/replays/),
+# runs alone (OUT/replays-10.tgz: unpack it over checker/tests/fixtures/replays/),
 # draws the deck's timeline (OUT/10-graphs.svg -> slides/timelines/), and
 # prints one table of verdicts, the graph's host time per iteration against
 # the stream loop's (stream_us / graph_us of each solution run: two
@@ -47,7 +47,7 @@ V=$W/variants
 mkdir -p "$V/solution" "$V/starter"
 cp solutions/$LAB/{Makefile,$PROG.cu} "$V/solution/"
 cp labs/$LAB/{Makefile,$PROG.cu} "$V/starter/"
-for p in checker/mutants/$LAB/*.patch; do
+for p in checker/tests/mutants/$LAB/*.patch; do
     m="$V/mut-$(basename "$p" .patch)"
     mkdir -p "$m" && cp solutions/$LAB/{Makefile,$PROG.cu} "$m/"
     patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" | tee -a "$log"
@@ -65,7 +65,7 @@ verdict() {
 }
 # judge NAME VERDICT: right or WRONG
 judge() {
-    local p="checker/mutants/$LAB/${1#mut-}.patch"
+    local p="checker/tests/mutants/$LAB/${1#mut-}.patch"
     case $1 in
         solution*) [[ $2 == pass ]] ;;
         starter) [[ $2 == FAIL* ]] ;;
@@ -177,7 +177,7 @@ if [ -n "$T" ]; then
     echo "--- timeline (make trace's window):"
     cat "$L/timeline.txt"
 fi
-echo "files: $OUT/replays-10.tgz (tar -C checker/tests/replays -xzf it), $OUT/$LAB.svg (cp to slides/timelines/), logs.tgz"
+echo "files: $OUT/replays-10.tgz (tar -C checker/tests/fixtures/replays -xzf it), $OUT/$LAB.svg (cp to slides/timelines/), logs.tgz"
 } | tee "$OUT/summary.txt"
 cp "$W/table.txt" "$W/beside.txt" "$L/" 2>/dev/null
 tar -C "$W" -czf "$OUT/logs.tgz" logs

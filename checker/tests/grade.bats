@@ -15,7 +15,7 @@
 # The GPU half: checker/grade/gpu-class.sh on a GPU node.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 GRADE="$KIT_ROOT/checker/grade"
 G="$KIT_BUILD/grade"
@@ -180,7 +180,7 @@ handout_lacks() {
     [ "$(cat "$G/handout.rc")" = 0 ]
     local h="$G/handout/cuda-stream-labs" bad=""
     [ -f "$G/handout/cuda-stream-labs.tar.gz" ] || bad+=" (no tarball)"
-    for p in solutions checker/mutants checker/tests checker/grade checker/lib/kit.bash .ci; do
+    for p in solutions checker/tests checker/grade .ci; do
         [ -e "$h/$p" ] && bad+=" $p"
     done
     for p in $(handout_lacks "$h"); do

@@ -3,7 +3,7 @@
 # These need no GPU: with no driver, the first CUDA call fails too.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 setup_file() { build_progs; }
 

@@ -3,7 +3,7 @@
 # right from wrong: on a GPU the solution passes every check, the unmodified
 # starter fails, and every mutant (a planted student mistake) fails the check
 # its patch names. Results are also written to build/selftest-gpu.txt.
-# KIT_LABS="07 09" builds and checks those labs' variants only (kit.bash's
+# KIT_LABS="07 09" builds and checks those labs' variants only (lib.bash's
 # selftest_labs): on two H100s the nine labs' GPU self-test took 11.4
 # minutes.
 # With no GPU, variants are built for one architecture (kit_arch), not the
@@ -12,7 +12,7 @@
 # patch; make test-all builds them all.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 setup_file() {
     mkdir -p "$KIT_ROOT/build"     # for build/selftest-gpu.txt
@@ -29,25 +29,25 @@ setup_file() {
                  "checker/$id.bats" "slides/$id.md"; do
             [ -f "$KIT_ROOT/$f" ] || missing+=" $f"
         done
-        [ "$(ls "$KIT_ROOT/checker/mutants/$id"/*.patch 2>/dev/null | wc -l)" -ge 3 ] ||
-            missing+=" checker/mutants/$id/(3 patches)"
+        [ "$(ls "$KIT_ROOT/checker/tests/mutants/$id"/*.patch 2>/dev/null | wc -l)" -ge 3 ] ||
+            missing+=" checker/tests/mutants/$id/(3 patches)"
     done
     echo "missing:$missing"
     [ -z "$missing" ]
 }
 
 @test "KIT_LABS picks the labs the self-test builds and checks; a name that is no lab's is refused" {
-    run -0 env KIT_LABS="07, 09-multi-gpu" bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/lib/kit.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
+    run -0 env KIT_LABS="07, 09-multi-gpu" bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/tests/lib.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
     assert_output "$(printf '07-default-streams\n09-multi-gpu')"
-    run -0 env -u KIT_LABS bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/lib/kit.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
+    run -0 env -u KIT_LABS bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/tests/lib.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
     assert_output "$(lab_ids)"
-    run -1 env KIT_LABS="07 7" bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/lib/kit.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
+    run -1 env KIT_LABS="07 7" bash -c 'unset BATS_TEST_FILENAME; . "$1/checker/tests/lib.bash"; KIT_ROOT=$1; selftest_labs' _ "$KIT_ROOT"
     assert_output --partial 'KIT_LABS: no lab "7" (the labs: 01-sync-copy '
 }
 
 @test "every mutant patch applies and names a check of its lab's checker" {
     local p id check bad=""
-    for p in "$KIT_ROOT"/checker/mutants/*/*.patch; do
+    for p in "$KIT_ROOT"/checker/tests/mutants/*/*.patch; do
         id=$(basename "$(dirname "$p")")
         check=$(expected_check "$p")
         [ -f "$KIT_BUILD/variants/$id/mut-$(basename "$p" .patch)/patch.failed" ] &&
@@ -127,7 +127,7 @@ counts_of() { grep -E '^  [0-9]+ passed' "$KIT_BUILD/variants/$1/checks.log" | s
     local v id check bad="" p gpus
     gpus=$(kit_gpus)
     for v in $(variant_dirs | grep /mut-); do
-        id=${v%%/*} p="$KIT_ROOT/checker/mutants/$id/${v#*/mut-}.patch"
+        id=${v%%/*} p="$KIT_ROOT/checker/tests/mutants/$id/${v#*/mut-}.patch"
         check=$(expected_check "$p")
         if [ "$(mutant_gpus "$p")" -gt "$gpus" ]; then
             echo "$v: not judged here: needs $(mutant_gpus "$p") GPUs, this machine has $gpus" |

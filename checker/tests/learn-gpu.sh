@@ -55,7 +55,7 @@ for lm in $MUTANTS; do
         cp "$KIT/solutions/$lab/Makefile" "$KIT/solutions/$lab/$src" "$V/$lab/$v/"
         cp "$LEARN/$lab.predictions" "$V/$lab/$v/predictions.txt"
     done
-    patch -s -F0 -p1 -d "$V/$lab/mut-$mut" <"$KIT/checker/mutants/$lab/$mut.patch" ||
+    patch -s -F0 -p1 -d "$V/$lab/mut-$mut" <"$KIT/checker/tests/mutants/$lab/$mut.patch" ||
         { echo "learn-gpu: $lab/$mut.patch does not apply" >&2; exit 1; }
 done
 (cd "$V" && ls -d */*) | xargs -P "$(nproc)" -I{} sh -c \
@@ -83,14 +83,14 @@ for lm in $MUTANTS; do
     check "$V/$lab/mut-$mut" "$lab" "$lab-mut-$mut"
     check "$V/$lab/solution" "$lab" "$lab-solution"
     {
-        echo "===== $lab, mutant $mut ($(sed -n '2s/^# //p' "$KIT/checker/mutants/$lab/$mut.patch"))"
+        echo "===== $lab, mutant $mut ($(sed -n '2s/^# //p' "$KIT/checker/tests/mutants/$lab/$mut.patch"))"
         cat "$OUT/$lab-mut-$mut.log"
         echo "----- $lab, the solution: its Your run"
         sed -n '/^  [0-9]* passed,/,/^$/p' "$OUT/$lab-solution.log"
     } >>"$LOG"
     drawn=$(grep -c '^          timeline: ' "$OUT/$lab-mut-$mut.log")
     failed=$(grep -c '^  FAIL ' "$OUT/$lab-mut-$mut.log")
-    named=$(sed -n '1s/^# expect: //p' "$KIT/checker/mutants/$lab/$mut.patch")
+    named=$(sed -n '1s/^# expect: //p' "$KIT/checker/tests/mutants/$lab/$mut.patch")
     grep -qxF "  FAIL  $named" "$OUT/$lab-mut-$mut.log" || named="(NOT FAILED) $named"
     yr_m=$(grep -c '^  Your run' "$OUT/$lab-mut-$mut.log")
     yr_s=$(grep -c '^  Your run (never graded)' "$OUT/$lab-solution.log")

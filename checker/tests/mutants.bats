@@ -10,7 +10,7 @@
 #     recorded run and passes the recorded solution's.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 MUTATE="$KIT_ROOT/checker/tests/mutate/mutate.py"
 FIX="$KIT_ROOT/checker/tests/fixtures/mutate"
@@ -54,7 +54,7 @@ PY
 # fixtures/mutate/LAB/VARIANT (NAME.rc, NAME.out.gz, NAME.err[.gz],
 # NAME.trace.gz) through LAB's checker, only CHECK where given, as
 # replay.bats replays its recordings (replay_check; lab 06's stress runs
-# through progs/replay-stress, no compute-sanitizer): `main` is the run
+# through fixtures/progs/replay-stress, no compute-sanitizer): `main` is the run
 # without arguments, main.againN or main.lookN its (N+1)th call, and lab
 # 05's breadth and uneven, lab 06's s1-s4 the runs with their arguments. A
 # run not kept answers as replay-prog answers a run not recorded. Every run
@@ -83,7 +83,7 @@ fixture_replay() {
     done
     sed -n "s/^SEED = '\([0-9]*\)'.*/\1/p" "$MUTATE" >"$d/seed"
     if [ "$lab" = 06-lifetime ]; then
-        STRESS="$KIT_ROOT/checker/tests/progs/replay-stress" SANITIZER= REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
+        STRESS="$KIT_ROOT/checker/tests/fixtures/progs/replay-stress" SANITIZER= REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
     else
         REPLAY_DIR="$d" replay_check "$lab/$v" "${3:-}"
     fi
@@ -669,8 +669,8 @@ all_checks_pass() {
 
 # ---------------------------------------------------------------- 06-lifetime
 
-@test "lab 06: a scenario that puts a copy, a kernel, an event or a wait on the legacy default stream fails the check that keeps it off" {
-    local c="every scenario keeps its copies, kernels, events and waits off the legacy default stream"
+@test "lab 06: a scenario that puts a copy, a kernel, an event or a wait on the legacy or a per-thread default stream fails the check that keeps it off both" {
+    local c="every scenario keeps its copies, kernels, events and waits off both default streams"
     ! kit_full || solutions_pass 06-lifetime "$c"
     local runs=()
     mapfile -t runs < <(quick_or_all \
@@ -696,14 +696,19 @@ all_checks_pass() {
         "06-lifetime/m-ae825379=scenario 3: 1 D2H copy" \
         "06-lifetime/m-bb98a8c6=scenario 4: 1 H2D copy, 1 event" \
         "06-lifetime/m-18b8b9b2.2=scenario 4: 1 wait for the stream (cudaStreamSynchronize)" \
-        "06-lifetime/m-07e458ae.2=scenario 4: 1 D2H copy")
-    survivors_fail "$c" "the legacy default stream synchronizes with every blocking stream" "${runs[@]}"
+        "06-lifetime/m-07e458ae.2=scenario 4: 1 D2H copy on the legacy default stream" \
+        "06-lifetime/m-91f076f9=scenario 4: 1 H2D copy, 1 event on a per-thread default stream")
+    survivors_fail "$c" "default stream" "${runs[@]}"
+    ! kit_full || grep -qF 'a per-thread default stream (cudaStreamPerThread) synchronizes with the legacy default stream only' \
+        "$BATS_TEST_TMPDIR/06-lifetime/m-91f076f9.log"
+    grep -qF 'the legacy default stream synchronizes with every blocking stream' \
+        "$BATS_TEST_TMPDIR/06-lifetime/m-5fce955d.log"
     # the hints that name the student's own TODO or call
     grep -qF 'Record ev_used[j] on s_comp, the stream of the kernel that reads the scratch (TODO 4).' \
         "$BATS_TEST_TMPDIR/06-lifetime/m-5fce955d.log"
     ! kit_full || grep -qF 'cudaMemcpy (without Async) is a copy on the legacy default stream' \
         "$BATS_TEST_TMPDIR/06-lifetime/m-7cf04527.log"
-    kit_full || echo "(make test-all: 22 more survivors, and both solution runs through every check)"
+    kit_full || echo "(make test-all: 23 more survivors, and both solution runs through every check)"
 }
 
 @test "lab 06: a scenario that leaves out a free fails the check that every scenario gives back the memory it allocated" {

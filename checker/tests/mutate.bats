@@ -6,7 +6,7 @@
 # say so (exit 3). What make mutate found on a GPU is mutants.bats.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 MUTATE="$KIT_ROOT/checker/tests/mutate/mutate.py"
 

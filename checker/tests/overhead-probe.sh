@@ -17,10 +17,10 @@ arch=${arch:-90}
 src=solutions/01-sync-copy/sync_copy.cu
 nvcc -O2 -arch=sm_$arch -Icommon -cudart static -o "$tmp/lab01_static" $src || exit 1
 cp solutions/01-sync-copy/sync_copy "$tmp/lab01_shared"
-nvcc -O2 -arch=sm_$arch -cudart static -o "$tmp/small_static" checker/tests/trace-progs/many_small.cu || exit 1
-nvcc -O2 -arch=sm_$arch -cudart shared -o "$tmp/small_shared" checker/tests/trace-progs/many_small.cu || exit 1
-nvcc -O2 -arch=sm_$arch -cudart static -o "$tmp/init_static" checker/tests/trace-progs/init_only.cu || exit 1
-nvcc -O2 -arch=sm_$arch -cudart shared -o "$tmp/init_shared" checker/tests/trace-progs/init_only.cu || exit 1
+nvcc -O2 -arch=sm_$arch -cudart static -o "$tmp/small_static" checker/tests/fixtures/trace-progs/many_small.cu || exit 1
+nvcc -O2 -arch=sm_$arch -cudart shared -o "$tmp/small_shared" checker/tests/fixtures/trace-progs/many_small.cu || exit 1
+nvcc -O2 -arch=sm_$arch -cudart static -o "$tmp/init_static" checker/tests/fixtures/trace-progs/init_only.cu || exit 1
+nvcc -O2 -arch=sm_$arch -cudart shared -o "$tmp/init_shared" checker/tests/fixtures/trace-progs/init_only.cu || exit 1
 
 "$tmp/init_static" >/dev/null 2>&1
 [ $? -ne 77 ] || { echo "overhead-probe: no usable CUDA device: nothing measured" >&2; rm -rf "$tmp"; exit 77; }

@@ -8,8 +8,8 @@ n=${1:-5}
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ST=checker/trace/streamtrace
 tmp=$(mktemp -d)
-nvcc -O2 -o "$tmp/many_small" checker/tests/trace-progs/many_small.cu || exit 1
-nvcc -O2 -o "$tmp/init_only" checker/tests/trace-progs/init_only.cu || exit 1
+nvcc -O2 -o "$tmp/many_small" checker/tests/fixtures/trace-progs/many_small.cu || exit 1
+nvcc -O2 -o "$tmp/init_only" checker/tests/fixtures/trace-progs/init_only.cu || exit 1
 
 . checker/tests/timing.bash   # us, median
 

@@ -26,7 +26,7 @@ for id in "${labs[@]}"; do
     mkdir -p "$work/$id/starter" "$work/$id/solution"
     cp "labs/$id/Makefile" "labs/$id/$src" "$work/$id/starter/"
     cp "solutions/$id/Makefile" "solutions/$id/$src" "$work/$id/solution/"
-    for p in checker/mutants/"$id"/*.patch; do
+    for p in checker/tests/mutants/"$id"/*.patch; do
         m="$work/$id/mut-$(basename "$p" .patch)"
         mkdir -p "$m" && cp "$work/$id/solution/Makefile" "$work/$id/solution/$src" "$m/"
         patch -s -F0 -p1 -d "$m" <"$p" || echo "$p does not apply" >&2

@@ -1,15 +1,15 @@
 #!/usr/bin/env bats
 # replay.bats -- the labs' checkers judge recorded runs rightly, with no GPU.
 #
-# checker/tests/replays/LAB/VARIANT holds one run of a variant recorded on a
+# checker/tests/fixtures/replays/LAB/VARIANT holds one run of a variant recorded on a
 # GPU (output, exit status, trace; `RECORD=1 checker/tests/gpu-suite.sh`).
-# Here a stand-in program (progs/replay-prog) replays it to the lab's real
+# Here a stand-in program (fixtures/progs/replay-prog) replays it to the lab's real
 # checker. This tests the checkers' logic -- that a correct run passes and
 # each mutant's run fails its named check -- on every machine, CI included.
 # It proves nothing about a GPU: labs.bats does that, on one.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 # A failed check draws the part of its run that it judged; the tests below
 # read the drawn windows' times from the TAP, so the drawings are made wide
@@ -26,8 +26,8 @@ LEARN="$KIT_ROOT/checker/tests/fixtures/learn"
 # of checks that need what only format 3 records ("not recorded: the trace
 # does not say ..."; lab 09's current GPU at each launch).
 unexpected() {
-    local u="$KIT_ROOT/checker/tests/replays/$2/unrecorded" line args older=""
-    [ -z "${3:-}" ] || ! head -n 1 "$KIT_ROOT/checker/tests/replays/$3/r.trace" 2>/dev/null |
+    local u="$KIT_ROOT/checker/tests/fixtures/replays/$2/unrecorded" line args older=""
+    [ -z "${3:-}" ] || ! head -n 1 "$KIT_ROOT/checker/tests/fixtures/replays/$3/r.trace" 2>/dev/null |
         grep -qx 'streamtrace [12]' || older=1
     while IFS= read -r line; do
         if [[ $line == "ok "*"no run recorded for: "* ]]; then
@@ -44,11 +44,11 @@ unexpected() {
 passes_all() { [ -s "$(tap_of "$1")" ] && [ -z "$(unexpected "$(tap_of "$1")" "${1%%/*}" "$1")" ]; }
 
 # recorded KIND [LAB]: every LAB/VARIANT recorded whose VARIANT matches KIND.
-recorded() { (cd "$KIT_ROOT/checker/tests/replays" && ls -d ${2:-*}/$1 2>/dev/null); }
+recorded() { (cd "$KIT_ROOT/checker/tests/fixtures/replays" && ls -d ${2:-*}/$1 2>/dev/null); }
 
 # A mutant's checker runs only the check its patch names: the verdict this
 # file proves, at a twelfth of the cost. (labs.bats, on a GPU, runs them all.)
-named_check() { expected_check "$KIT_ROOT/checker/mutants/${1%%/*}/${1#*/mut-}.patch"; }
+named_check() { expected_check "$KIT_ROOT/checker/tests/mutants/${1%%/*}/${1#*/mut-}.patch"; }
 replay_named() { replay_check "$1" "$(named_check "$1")"; }
 
 # mutants_fail_named LAB/VARIANT...: each replayed mutant failed the check it
@@ -210,9 +210,9 @@ your_run_of() {
 }
 
 # replay_made6 VARIANT [CHECK]: replay lab 06's made run VARIANT (fixtures/learn:
-# lab 06 has no recordings), its stress runs through progs/replay-stress
+# lab 06 has no recordings), its stress runs through fixtures/progs/replay-stress
 replay_made6() {
-    STRESS="$KIT_ROOT/checker/tests/progs/replay-stress" SANITIZER= \
+    STRESS="$KIT_ROOT/checker/tests/fixtures/progs/replay-stress" SANITIZER= \
         REPLAY_DIR="$LEARN/06-lifetime/${1#*/}" replay_check "$@"
 }
 
@@ -230,7 +230,7 @@ your_run_variants() { recorded solution; ! kit_full || echo 06-lifetime/starter;
         if [ ! -s "$log" ]; then
             REPLAY_OUT=$(solutions_out) REPLAY_PREDICTIONS=$LEARN replay_check "$v"
         fi
-        local d="$KIT_ROOT/checker/tests/replays/$v"
+        local d="$KIT_ROOT/checker/tests/fixtures/replays/$v"
         [ "$lab" = 06-lifetime ] && d="$LEARN/06-lifetime/starter"
         while read -r name want; do
             got=$(your_run_of "$log" | awk -v n="$name" '$1 == n { print $2 }')
@@ -302,7 +302,7 @@ drawn_windows() {
 # judged), then the records it judged, "START END" a line, from the recording
 # (not from the checker): one mutant for each kind of timing or structure check
 judged() {
-    local d="$KIT_ROOT/checker/tests/replays/$1" i0
+    local d="$KIT_ROOT/checker/tests/fixtures/replays/$1" i0
     case $1 in
         01-sync-copy/mut-d2h-elements)              # bytes: the D2H copy
             q "$d" r list d2h | cut -f 1,2 ;;
@@ -410,7 +410,7 @@ replay_drawn() {
 # sides of every part on GPU 0).
 @test "lab 09 on one GPU: the solution passes what one GPU can show, the rest is not graded" {
     local v=09-multi-gpu/one-gpu tap log
-    REPLAY_DIR="$KIT_ROOT/checker/tests/replays/$v" replay_check "$v"
+    REPLAY_DIR="$KIT_ROOT/checker/tests/fixtures/replays/$v" replay_check "$v"
     tap=$(tap_of "$v") log="$BATS_TEST_TMPDIR/$v.log"
     cat "$log"
     ! grep -q '^not ok' "$tap" || return 1
@@ -425,7 +425,7 @@ replay_drawn() {
 one_engine() {
     local d="$BATS_TEST_TMPDIR/one-engine/$1"
     mkdir -p "$d"
-    cp "$KIT_ROOT/checker/tests/replays/$1"/* "$d/"
+    cp "$KIT_ROOT/checker/tests/fixtures/replays/$1"/* "$d/"
     sed -i 's/^meta\tcopy_engines\t.*/meta\tcopy_engines\t1/' "$d"/*.trace
     if [ "${1#*/}" = solution ]; then
         REPLAY_DIR=$d replay_check "$1"
@@ -471,7 +471,7 @@ rerun_is() {
 # D2H copy ended. AGAIN: the recorded mutant read-before-sync is the second
 # call's run (r.2.*), as a re-run would have gone.
 lucky_02() {
-    local d=$1 r="$KIT_ROOT/checker/tests/replays/02-async-copy"
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/02-async-copy"
     derived "$r/solution" "$d"
     python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
 import sys
@@ -529,7 +529,7 @@ second_look_replay() {
 # thread's kernel. AGAIN: the recorded mutant threads-kernel-on-stream-0
 # (both kernels on the legacy stream) is the re-run (r.2.*).
 late_07() {
-    local d=$1 r="$KIT_ROOT/checker/tests/replays/07-default-streams"
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/07-default-streams"
     derived "$r/solution" "$d"
     python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
 import sys
@@ -586,7 +586,7 @@ PY
 # Its times are left as recorded: that wait already ended after all of the
 # other thread's work, as a wait for the legacy stream may.
 stream0_wait_07() {
-    local d=$1 r="$KIT_ROOT/checker/tests/replays/07-default-streams"
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/07-default-streams"
     derived "$r/solution" "$d"
     python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
 import sys
@@ -604,7 +604,7 @@ PY
 
 @test "lab 07: a thread that waits for stream 0 instead of its own stream fails the check of the threads' waits, and no other" {
     local v=07-default-streams/stream0-wait d="$BATS_TEST_TMPDIR/stream0-wait" check
-    check=$(expected_check "$KIT_ROOT/checker/mutants/07-default-streams/threads-wait-on-stream-0.patch")
+    check=$(expected_check "$KIT_ROOT/checker/tests/mutants/07-default-streams/threads-wait-on-stream-0.patch")
     stream0_wait_07 "$d"
     REPLAY_DIR="$d" replay_check "$v"
     cat "$BATS_TEST_TMPDIR/$v.log"
@@ -694,7 +694,7 @@ PY
 # prefetch-on-current-stream (the copies on the kernels' stream) is the
 # re-run (r.2.*).
 late_08() {
-    local r="$KIT_ROOT/checker/tests/replays/08-pytorch"
+    local r="$KIT_ROOT/checker/tests/fixtures/replays/08-pytorch"
     derived_08 late "$r/solution" "$1"
     [ -z "${2:-}" ] || rerun_is "$r/mut-prefetch-on-current-stream" "$1"
 }
@@ -718,7 +718,7 @@ late_08() {
 # recorded mutant has no recording yet; this run stands in for it.
 @test "lab 08: a side-stream copy that keeps the host fails, though it runs beside an earlier batch's kernels" {
     local v=08-pytorch/blocking d="$BATS_TEST_TMPDIR/blocking" log tap
-    derived_08 blocking "$KIT_ROOT/checker/tests/replays/08-pytorch/solution" "$d"
+    derived_08 blocking "$KIT_ROOT/checker/tests/fixtures/replays/08-pytorch/solution" "$d"
     "$ST" query "$d/r.trace" overlap h2d kernel --window nvtx:side_stream+gpu |
         awk '{ exit !($2 >= 0.25) }'
     REPLAY_DIR="$d" replay_check "$v"
@@ -738,7 +738,7 @@ late_08() {
 @test "keeping the runs (KEEP_RUNS, a folder not made yet) changes no verdict" {
     skip_full "one more replay, for make test-shared"
     local v=03-pinned-memory/mut-gbps-in-mib check
-    check=$(expected_check "$KIT_ROOT/checker/mutants/03-pinned-memory/gbps-in-mib.patch")
+    check=$(expected_check "$KIT_ROOT/checker/tests/mutants/03-pinned-memory/gbps-in-mib.patch")
     KEEP_RUNS="$BATS_TEST_TMPDIR/keep/not-made-yet" replay_check "$v" "$check"
     tap_failed "$(tap_of "$v")" "$check" || { cat "$BATS_TEST_TMPDIR/$v.log"; return 1; }
     [ -s "$BATS_TEST_TMPDIR/keep/not-made-yet/event-times.txt" ]
@@ -760,7 +760,7 @@ late_08() {
 # (on GPU 0) say GPU 1, as a run_pipelined() without the cudaSetDevice
 # before issue_slice() has it (GPU 1 is current from the run before it).
 current_09() {
-    local d=$1 r="$KIT_ROOT/checker/tests/replays/09-multi-gpu"
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/09-multi-gpu"
     derived "$r/solution" "$d"
     python3 - "$r/solution/r.trace" "$d/r.trace" "${2:-}" <<'PY'
 import sys
@@ -825,7 +825,7 @@ PY
 
 @test "lab 09: where the trace does not say which GPU was current (format 2), the check skips and says why" {
     skip_full "one more replay"
-    local v=09-multi-gpu/format2 d="$BATS_TEST_TMPDIR/09-format2" r="$KIT_ROOT/checker/tests/replays/09-multi-gpu"
+    local v=09-multi-gpu/format2 d="$BATS_TEST_TMPDIR/09-format2" r="$KIT_ROOT/checker/tests/fixtures/replays/09-multi-gpu"
     local check="every kernel was launched while its stream's GPU was current"
     # the recorded solution as format 2 (its current lines, if any, dropped)
     derived "$r/solution" "$d"
@@ -843,7 +843,7 @@ PY
 # range "pipelined" ends when it returns, while the other streams' last
 # chunks still run.
 unwaited_09() {
-    local d=$1 r="$KIT_ROOT/checker/tests/replays/09-multi-gpu"
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/09-multi-gpu"
     derived "$r/solution" "$d"
     python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
 import sys
@@ -897,7 +897,7 @@ PY
 # an internal stream of its own (99, declared), as a run on two H100s did,
 # instead of in GPU 1's p->stream[1].
 one_way_09() {
-    local d=$1 r="$KIT_ROOT/checker/tests/replays/09-multi-gpu"
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/09-multi-gpu"
     derived "$r/solution" "$d"
     python3 - "$r/solution/r.trace" "$d/r.trace" <<'PY'
 import sys
@@ -943,7 +943,7 @@ made_10() {
     REPLAY_DIR="$d" replay_check "10-graphs/made-$1" "${2:-}"
 }
 
-# The model's mistakes and the mutants (checker/mutants/10-graphs) they are.
+# The model's mistakes and the mutants (checker/tests/mutants/10-graphs) they are.
 MADE_10=(capture-never-ends:capture-never-ends sync-inside-capture:sync-inside-capture
     kernel-outside-capture:kernel-outside-capture replay-without-wait:replay-without-wait
     branches-on-one-stream:branches-on-one-stream join-before-branch:join-event-before-branch
@@ -955,7 +955,7 @@ made_10_fail() {
     local pair v check bad=""
     for pair in "$@"; do
         v=${pair%%:*}
-        check=$(expected_check "$KIT_ROOT/checker/mutants/10-graphs/${pair#*:}.patch")
+        check=$(expected_check "$KIT_ROOT/checker/tests/mutants/10-graphs/${pair#*:}.patch")
         made_10 "$v" "$check"
         tap_failed "$(tap_of "10-graphs/made-$v")" "$check" ||
             bad+=$'\n'"made $v must fail \"$check\":"$'\n'"$(sed 's/^/    /' "$BATS_TEST_TMPDIR/10-graphs/made-$v.log")"

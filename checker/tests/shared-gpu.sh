@@ -9,7 +9,7 @@
 #   at        N copies of `make check-solutions` at once, in N copies of the
 #             kit, R rounds (default 8 x 3): every lab verdict must be a pass.
 #   load      `make check-solutions` L times (default 3) while the kit's own
-#             load program (checker/load/gpu_load) keeps copies and kernels
+#             load program (checker/tests/load/gpu_load) keeps copies and kernels
 #             going on the same GPU.
 #   variants  every solution, starter and mutant checked (as labs.bats does)
 #             while B copies of `make check-solutions` (default 3) run beside
@@ -55,11 +55,11 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
 
 echo "== building the kit and the load program"
 if ! make --no-print-directory -s -j"$(nproc)" all >"$OUT/build.log" 2>&1 ||
-   ! make --no-print-directory -s -C checker/load >>"$OUT/build.log" 2>&1; then
+   ! make --no-print-directory -s -C checker/tests/load >>"$OUT/build.log" 2>&1; then
     tail -n 20 "$OUT/build.log"
     exit 1
 fi
-why=$(timeout 60 checker/load/gpu_load --seconds 1 --mib 1 2>&1 >/dev/null)
+why=$(timeout 60 checker/tests/load/gpu_load --seconds 1 --mib 1 2>&1 >/dev/null)
 case $? in
     0) ;;
     77) echo "shared-gpu.sh: not run: ${why:-no CUDA device}"; exit 77 ;;
@@ -82,12 +82,12 @@ for i in $(seq 1 "$n_kits"); do kit_copy "$i"; done
 # ---------------------------------------------------------------- verdicts
 
 # The self-test's own helpers (build_variants, check_variant, expected_check,
-# tap_failed), as labs.bats uses them; kit.bash loads bats' helper libraries,
+# tap_failed), as labs.bats uses them; tests/lib.bash loads bats' helper libraries,
 # which a plain script does not need.
 load() { :; }
 BATS_TEST_DIRNAME=$KIT/checker/tests KIT_BUILD=$WORK/selftest
-# shellcheck source=../lib/kit.bash
-. "$KIT/checker/lib/kit.bash"
+# shellcheck source=lib.bash
+. "$KIT/checker/tests/lib.bash"
 
 rows=() bad_total=0
 # check_solutions I TAG: make check-solutions in kit I; TAP per lab in
@@ -155,7 +155,7 @@ fi
 if [[ $phases == *load* ]]; then
     echo "== check-solutions beside the load program, $load_runs runs"
     tags=() t0=$(now)
-    checker/load/gpu_load >"$OUT/load.log" 2>&1 &
+    checker/tests/load/gpu_load >"$OUT/load.log" 2>&1 &
     load_pid=$!
     sleep 1
     for r in $(seq 1 "$load_runs"); do
@@ -192,7 +192,7 @@ if [[ $phases == *variants* ]]; then
         id=${v%%/*} kind=${v#*/} d="$KIT_BUILD/variants/$v"
         # a mutant only more GPUs can tell apart ("# needs: 2 GPUs"): not here
         [[ $kind == mut-* ]] &&
-            [ "$(mutant_gpus "$KIT/checker/mutants/$id/${kind#mut-}.patch")" -gt "$gpus" ] && continue
+            [ "$(mutant_gpus "$KIT/checker/tests/mutants/$id/${kind#mut-}.patch")" -gt "$gpus" ] && continue
         nv=$((nv + 1))
         KEEP_RUNS="$WORK/keep/variant-${v//\//-}" check_variant "$v"
         case $kind in
@@ -205,7 +205,7 @@ if [[ $phases == *variants* ]]; then
                 grep -q '^not ok' "$d/checks.tap" ||
                     { fp=$((fp + 1)); echo "false PASS: $v passes every check" >>"$OUT/wrong.txt"; } ;;
             mut-*)
-                check=$(expected_check "$KIT/checker/mutants/$id/${kind#mut-}.patch")
+                check=$(expected_check "$KIT/checker/tests/mutants/$id/${kind#mut-}.patch")
                 if ! tap_failed "$d/checks.tap" "$check"; then
                     fp=$((fp + 1))
                     echo "false PASS: $v does not fail \"$check\"" >>"$OUT/wrong.txt"

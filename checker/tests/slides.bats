@@ -5,7 +5,7 @@
 # where they or the browser are missing. No GPU needed.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 SLIDES="$KIT_ROOT/slides"
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"

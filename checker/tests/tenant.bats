@@ -7,7 +7,7 @@
 # it names. The proof on a real shared GPU is `make test-shared`.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 # tenant LAB/VARIANT [CHECK] -- ARGS...: the recording of VARIANT with
 # tenant.py ARGS applied, replayed to its lab's checker (replay_check, only
@@ -18,7 +18,7 @@ tenant() {
     shift 3
     d="$BATS_TEST_TMPDIR/tenant/$v"
     python3 "$KIT_ROOT/checker/tests/tenant.py" \
-        "$KIT_ROOT/checker/tests/replays/$v" "$d" "$@" >/dev/null 2>&1 || return 3
+        "$KIT_ROOT/checker/tests/fixtures/replays/$v" "$d" "$@" >/dev/null 2>&1 || return 3
     REPLAY_DIR=$d replay_check "$v" "$check"
 }
 
@@ -34,7 +34,7 @@ under_tenant() {
         return 1
     fi
     for v in $muts; do
-        check=$(expected_check "$KIT_ROOT/checker/mutants/$id/${v#mut-}.patch")
+        check=$(expected_check "$KIT_ROOT/checker/tests/mutants/$id/${v#mut-}.patch")
         tenant "$id/$v" "$check" -- "$@" || { echo "$id/$v: no anchor in its recording"; return 1; }
         tap_failed "$(tap_of "$id/$v")" "$check" ||
             { echo "$id/$v passes \"$check\" under the modelled tenant"; return 1; }

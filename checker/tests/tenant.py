@@ -4,7 +4,7 @@
     tenant.py IN_DIR OUT_DIR --match REGEX [--nth N] [--edge start|end]
               --delay MS [--figure NAME=+MS]... [--sed EXPR]...
 
-Copies a recorded run (IN_DIR/r.{out,err,rc,trace}, checker/tests/replays/)
+Copies a recorded run (IN_DIR/r.{out,err,rc,trace}, checker/tests/fixtures/replays/)
 to OUT_DIR as it would have come out had another tenant held the GPU for
 MS milliseconds right after the anchor: the Nth trace line (counted in time
 order) that REGEX matches, at its start or end. From that moment T:

@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
-# trace-gpu.bats -- the trace tool on a real GPU: capture trace-progs/known.cu,
+# trace-gpu.bats -- the trace tool on a real GPU: capture fixtures/trace-progs/known.cu,
 # kinds.cu, peers.cu and current.cu, whose structure is known, and lab 01's
 # solution; the tool must report exactly that structure. Skipped, with the
 # reason, where there is no nvcc, no CUPTI or no CUDA device (known.cu exits
 # 77 then); the tests of peers.cu and current.cu need two GPUs.
 
 bats_require_minimum_version 1.5.0
+load lib
 
 COPIES=4 # pinned H2D copies per created stream: COPIES in known.cu
 
@@ -13,16 +14,15 @@ setup_file() {
 	KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 	local d="$BATS_FILE_TMPDIR" why=""
 	make -C "$KIT_ROOT/checker/trace" >/dev/null
-	# (no GPU, as run-checks and kit_arch tell: the build of known.cu would
-	# only be thrown away)
-	if ! nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
-		grep -qE '^[0-9]+\.[0-9]+$'; then
+	# (no GPU, as kit_has_gpu tells: the build of known.cu would only be
+	# thrown away)
+	if ! kit_has_gpu; then
 		why="no CUDA device: nvidia-smi lists no GPU"
 	elif ! command -v nvcc >/dev/null; then
 		why="nvcc is not on PATH"
 	elif [ ! -f "$KIT_ROOT/checker/trace/libstreamtrace.so" ]; then
 		why="CUPTI not found: libstreamtrace.so was not built"
-	elif ! nvcc -O2 -lineinfo -o "$d/known" "$BATS_TEST_DIRNAME/trace-progs/known.cu" \
+	elif ! nvcc -O2 -lineinfo -o "$d/known" "$BATS_TEST_DIRNAME/fixtures/trace-progs/known.cu" \
 		2>"$d/nvcc.err"; then
 		why="known.cu did not compile: $(head -n 1 "$d/nvcc.err")"
 	else
@@ -41,7 +41,7 @@ setup_file() {
 		echo "$rrc" >"$d/run.rc"
 		for p in kinds peers current; do
 			rrc=0
-			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/trace-progs/$p.cu" \
+			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/fixtures/trace-progs/$p.cu" \
 				>"$d/$p.out" 2>&1 &&
 				timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/$p.trace" \
 					-- "$d/$p" >"$d/$p.out" 2>&1 || rrc=$?

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # trace.bats -- the trace tool without a GPU: parser, queries and renderers
-# on fixtures in trace-fixtures/ (hand-written ones, and captures made on the
+# on fixtures in fixtures/trace/ (hand-written ones, and captures made on the
 # H200 of a GPU node). Every expected number is worked out from the fixture's lines in
 # the comment above its test, not by running the tool.
 #
@@ -11,7 +11,7 @@
 #   D2H PINNED [7.5, 8.5] stream 13     D2H PAGEABLE [8, 9]    stream 14
 # host: nvtx outer [2.5, 9.5] > inner [3, 4], mark [4, 4]; 5 api calls.
 # windows.trace (the windows) and columns.trace (glyphs sharing a column)
-# say their own intervals in their comments; replays/ are the labs' own
+# say their own intervals in their comments; fixtures/replays/ are the labs' own
 # solutions captured on the H200.
 
 bats_require_minimum_version 1.5.0
@@ -24,10 +24,10 @@ setup_file() {
 setup() {
 	KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 	ST="$KIT_ROOT/checker/trace/streamtrace"
-	FX="$BATS_TEST_DIRNAME/trace-fixtures"
+	FX="$BATS_TEST_DIRNAME/fixtures/trace"
 	B="$FX/basic.trace"
 	W="$FX/windows.trace"
-	RP="$BATS_TEST_DIRNAME/replays"
+	RP="$BATS_TEST_DIRNAME/fixtures/replays"
 }
 
 # expect WANT: compare $output with WANT, saying both on a mismatch.
@@ -331,7 +331,7 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	[[ $output == *"bad device line"* ]]
 }
 
-# kinds-h100.trace: kinds.cu (trace-progs/) captured on an H100. Kernels, in ms
+# kinds-h100.trace: kinds.cu (fixtures/trace-progs/) captured on an H100. Kernels, in ms
 # from the first one's start (ns in the file less 1795493204687135157):
 #   thread 2's  [0, 10.001287]         stream 13 per-thread (thread 4039843840)
 #   thread 3's  [1.647361, 11.648552]  stream 14 per-thread (thread 4048236544)

@@ -6,7 +6,7 @@
 # that seed. No GPU needed.
 
 bats_require_minimum_version 1.5.0
-load ../lib/kit
+load lib
 
 VERIFY="$KIT_ROOT/checker/verify"
 
@@ -109,10 +109,10 @@ EOF
 }
 
 # The checker on one run of the lab 01 solution, recorded on a GPU and
-# replayed (progs/replay-prog), whose output is rewritten: its digest line
+# replayed (fixtures/progs/replay-prog), whose output is rewritten: its digest line
 # right, wrong, or gone. Prints the lines of "every element of the result is right".
 digest_verdict() {
-    local d="$BATS_TEST_TMPDIR/$1" rec="$KIT_ROOT/checker/tests/replays/01-sync-copy/solution"
+    local d="$BATS_TEST_TMPDIR/$1" rec="$KIT_ROOT/checker/tests/fixtures/replays/01-sync-copy/solution"
     mkdir -p "$d/prog" "$d/rec"
     cp "$rec"/* "$d/rec/"
     echo 5 >"$d/rec/seed"
@@ -123,7 +123,7 @@ digest_verdict() {
     esac
     grep -v '^  digest_' "$rec/r.out" | awk -v d="$line" '/^RESULT: verified/ && d != "" { print d } { print }' >"$d/rec/r.out"
     printf 'sync_copy:\n\t@true\n' >"$d/prog/Makefile"
-    ln -s "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/prog/sync_copy"
+    ln -s "$KIT_ROOT/checker/tests/fixtures/progs/replay-prog" "$d/prog/sync_copy"
     LAB_SEED=5 LAB_DIR="$d/prog" REPLAY="$d/rec" without_bats_env "${BATS:-bats}" --tap \
         --filter '^every element of the result is right$' "$KIT_ROOT/checker/01-sync-copy.bats" 2>&1
 }

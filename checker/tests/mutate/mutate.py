@@ -474,11 +474,11 @@ def src_of(lab):
 
 
 def kit_mutants(lab, d):
-    """The kit's own mutants of lab (checker/mutants/LAB/*.patch), each
+    """The kit's own mutants of lab (checker/tests/mutants/LAB/*.patch), each
     applied to a copy of d/solution as d/k-NAME: [(name, expected check,
     GPUs it needs, applied)]."""
     out = []
-    mdir = os.path.join(KIT_ROOT, 'checker', 'mutants', lab)
+    mdir = os.path.join(KIT_ROOT, 'checker', 'tests', 'mutants', lab)
     for f in sorted(os.listdir(mdir)) if os.path.isdir(mdir) else []:
         if not f.endswith('.patch'):
             continue
@@ -1085,7 +1085,7 @@ def judge_lab(out, lab, rows, report, list_new=False):
     sols = [kept_runs(os.path.join(d, 'solution')), kept_runs(os.path.join(d, 'solution-2'))]
     kits = []
     for name in sorted(n for n in os.listdir(d) if n.startswith('k-')):
-        with open(os.path.join(KIT_ROOT, 'checker', 'mutants', lab, name[2:] + '.patch'),
+        with open(os.path.join(KIT_ROOT, 'checker', 'tests', 'mutants', lab, name[2:] + '.patch'),
                   encoding='utf-8') as f:
             head = f.read().split('\n')[:5]
         expect = next((l[len('# expect: '):] for l in head if l.startswith('# expect: ')), '')
@@ -1240,7 +1240,7 @@ def main(argv):
                    help='run only what earlier runs (their report.tsv) did not settle: survivors, '
                         'equivalents, mutants not judged; carry the rest over')
     r.add_argument('--no-kit', dest='kit', action='store_false',
-                   help='leave out the kit\'s own mutants (checker/mutants)')
+                   help='leave out the kit\'s own mutants (checker/tests/mutants)')
     g = sub.add_parser('generate')
     g.add_argument('labs', nargs='?', default='')
     g.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))

@@ -1,13 +1,15 @@
-# checker/lib/kit.bash -- what the kit's own tests (checker/tests/*.bats) share.
+# checker/tests/lib.bash -- what the kit's own tests (checker/tests/*.bats,
+# their runner checker/tests/run and the GPU scripts beside them) share.
 
-KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-# One folder per `make test`, shared by its .bats files (run-checks --kit sets
+KIT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# One folder per `make test`, shared by its .bats files (checker/tests/run sets
 # it; a .bats file run alone uses its own): every run builds afresh.
 KIT_BUILD="${KIT_BUILD:-${BATS_RUN_TMPDIR:-/tmp}/kit}"
 
 # kit_helpers: the folder that holds bats-support and bats-assert -- the
 # kit's pinned copies (make deps), else the machine's ($BATS_LIB_PATH, by
 # default /usr/lib/bats, where Debian's packages put them). Nothing if none.
+# (tests/run asks it before the tests; the Makefile's bats rule, too.)
 kit_helpers() {
     local d dirs
     IFS=: read -r -a dirs <<<"${BATS_LIB_PATH:-/usr/lib/bats}"
@@ -51,9 +53,16 @@ kit_jobs() { echo "${KIT_JOBS:-$(nproc)}"; }
 KIT_NOGPU_ARCH=75
 kit_arch() {
     [ -n "${CUDA_ARCH:-}" ] && return 0
-    nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
-        grep -qE '^[0-9]+\.[0-9]+$' && return 0
+    kit_has_gpu && return 0
     echo "$KIT_NOGPU_ARCH"
+}
+
+# kit_has_gpu: nvidia-smi shows a GPU here (its compute capability), as the
+# kit's Makefiles ask it (common/cuda.mk). Where there is one, tests/run
+# runs every test, one file at a time.
+kit_has_gpu() {
+    nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+        grep -qE '^[0-9]+\.[0-9]+$'
 }
 
 # kit_make ARGS...: make, with CUDA_ARCH as kit_arch says.
@@ -63,7 +72,7 @@ kit_make() {
     make --no-print-directory ${arch:+CUDA_ARCH="$arch"} "$@"
 }
 
-# progress TEXT: a line run-checks --kit shows while a long step runs (bats
+# progress TEXT: a line tests/run shows while a long step runs (bats
 # passes its fd 3 through). Outside bats (a script that sources this file),
 # nothing: its fd 3, if any, is not ours.
 progress() {
@@ -88,7 +97,7 @@ at_once() {
     wait || true
 }
 
-# Build the test programs of checker/tests/progs into $KIT_BUILD/progs (once
+# Build the test programs of checker/tests/fixtures/progs into $KIT_BUILD/progs (once
 # per make test: the .bats files that need them may run at the same time).
 # The quick run leaves out the two NVTX builds (header.bats's NVTX test).
 build_progs() {
@@ -97,7 +106,7 @@ build_progs() {
     kit_full || targets=("$o/forced_error" "$o/probe")
     (
         flock 9
-        kit_make -C "$KIT_ROOT/checker/tests/progs" \
+        kit_make -C "$KIT_ROOT/checker/tests/fixtures/progs" \
             KIT_ROOT="$KIT_ROOT" OUT="$o" -j"$(kit_jobs)" "${targets[@]}" >>"$o/build.log" 2>&1
     ) 9>"$o/.lock"
 }
@@ -114,8 +123,11 @@ gpu_or_skip() {
     esac
 }
 
-# The labs: every checker/NN-name.bats, by id.
-lab_ids() { (cd "$KIT_ROOT/checker" && ls [0-9][0-9]-*.bats | sed 's/\.bats$//'); }
+# The labs: every checker/NN-name.bats, by id (kit_labs, resolve_lab: the
+# runners' own, checker/lib/runner.bash).
+# shellcheck source=../lib/runner.bash
+. "$KIT_ROOT/checker/lib/runner.bash"
+lab_ids() { kit_labs "$KIT_ROOT"; }
 
 # selftest_labs: the labs whose starter, solution and mutants the self-test
 # builds and, on a GPU, checks: every lab, or those KIT_LABS names, by number
@@ -126,8 +138,7 @@ selftest_labs() {
     all=$(lab_ids)
     [ -n "${KIT_LABS:-}" ] || { echo "$all"; return 0; }
     for want in ${KIT_LABS//,/ }; do
-        id=$(grep -E "^${want//[^0-9a-z-]/}(-|\$)" <<<"$all" | head -n 1)
-        [ -n "$want" ] && [ -n "$id" ] || {
+        id=$(resolve_lab "$KIT_ROOT" "$want" 2>/dev/null) || {
             echo "KIT_LABS: no lab \"$want\" (the labs: $(echo $all))" >&2; return 1; }
         echo "$id"
     done
@@ -171,7 +182,7 @@ build_variants() {
         mkdir -p "$v/starter" "$v/solution"
         cp "$KIT_ROOT/labs/$id/Makefile" "$KIT_ROOT/labs/$id/$src" "$v/starter/"
         cp "$KIT_ROOT/solutions/$id/Makefile" "$KIT_ROOT/solutions/$id/$src" "$v/solution/"
-        for p in "$KIT_ROOT/checker/mutants/$id"/*.patch; do
+        for p in "$KIT_ROOT/checker/tests/mutants/$id"/*.patch; do
             [ -f "$p" ] || continue
             m="$v/mut-$(basename "$p" .patch)"
             mkdir -p "$m"
@@ -221,12 +232,12 @@ tap_failed() { grep -qxF "$2" <(sed -n 's/^not ok [0-9]* //p' "$1"); }
 # (tap_of reads it too); REPLAY_PREDICTIONS: a folder whose LAB.predictions
 # becomes the replayed lab folder's predictions.txt.
 replay_check() {
-    local id=${1%%/*} d prog r=${REPLAY_DIR:-$KIT_ROOT/checker/tests/replays/$1} seed=()
+    local id=${1%%/*} d prog r=${REPLAY_DIR:-$KIT_ROOT/checker/tests/fixtures/replays/$1} seed=()
     d="${REPLAY_OUT:-$BATS_TEST_TMPDIR}/$1"
     prog=$(prog_of "$id")
     mkdir -p "$d"
     printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
-    ln -sf "$KIT_ROOT/checker/tests/progs/replay-prog" "$d/$prog"
+    ln -sf "$KIT_ROOT/checker/tests/fixtures/progs/replay-prog" "$d/$prog"
     [ -z "${REPLAY_PREDICTIONS:-}" ] || [ ! -f "$REPLAY_PREDICTIONS/$id.predictions" ] ||
         cp "$REPLAY_PREDICTIONS/$id.predictions" "$d/predictions.txt"
     [ -f "$r/seed" ] && seed=(LAB_SEED="$(cat "$r/seed")")

@@ -3,7 +3,7 @@
  * until it is told to stop, so that the kit can prove its checks give the
  * same verdicts on a GPU that other programs are using.
  *
- * Build:  make -C checker/load        Run:  checker/load/gpu_load [--seconds S]
+ * Build:  make -C checker/tests/load        Run:  checker/tests/load/gpu_load [--seconds S]
  *
  * Each of --streams streams loops: a pinned H2D copy of --mib MiB, a kernel
  * that works on it for a few milliseconds on every SM, a D2H copy back. Two
