@@ -47,6 +47,7 @@ V=$W/variants
 mkdir -p "$V/solution" "$V/starter"
 cp solutions/$LAB/{Makefile,$PROG.cu} "$V/solution/"
 cp labs/$LAB/{Makefile,$PROG.cu} "$V/starter/"
+cp "checker/tests/fixtures/learn/$LAB.predictions" "$V/solution/predictions.txt"
 for p in checker/tests/mutants/$LAB/*.patch; do
     m="$V/mut-$(basename "$p" .patch)"
     mkdir -p "$m" && cp solutions/$LAB/{Makefile,$PROG.cu} "$m/"

@@ -964,9 +964,11 @@ made_10_fail() {
     [ -z "$bad" ]
 }
 
-@test "lab 10, made runs: the modelled solution passes every check, and Your run shows its figures" {
-    made_10 solution
+@test "lab 10, made runs: the modelled solution passes every check, and Your run shows its figures beside the predictions" {
+    REPLAY_PREDICTIONS=$LEARN made_10 solution
     cat "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
+    grep -Eq '^    speedup +[0-9.]+ x +you said 3 x' "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
+    grep -q 'predictions.txt line 5: .*skipped' "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
     [ -z "$(unexpected "$(tap_of 10-graphs/made-solution)" 10-graphs)" ]
     [ "$(grep -c '^ok ' "$(tap_of 10-graphs/made-solution)")" -eq "$(grep -c '^@test ' "$KIT_ROOT/checker/10-graphs.bats")" ]
     grep -Eq '^    speedup +[0-9.]+ x' "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
