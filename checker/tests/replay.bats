@@ -930,7 +930,7 @@ PY
 #
 # Lab 10 has no recorded runs yet (checker/tests/gpu-lab-10.sh records them on
 # a GPU into the replays' layout). Until they land, its checker is tested on
-# runs MADE by fixtures/made/make-10-graphs.py: a model of the solution's
+# runs MADE by fixtures/learn/make-10-graphs.py: a model of the solution's
 # calls, NVTX ranges and GPU records in format 4, with made-up times, and of
 # each mutant's mistake. They test the checker's logic, never a GPU.
 
@@ -938,7 +938,7 @@ PY
 # replay it, all its checks, or only CHECK: made_10 VARIANT [CHECK].
 made_10() {
     local d="$BATS_TEST_TMPDIR/made10/$1"
-    python3 "$KIT_ROOT/checker/tests/fixtures/made/make-10-graphs.py" \
+    python3 "$KIT_ROOT/checker/tests/fixtures/learn/make-10-graphs.py" \
         "$KIT_ROOT/checker/verify/digests" "$d" "$1"
     REPLAY_DIR="$d" replay_check "10-graphs/made-$1" "${2:-}"
 }

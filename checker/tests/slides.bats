@@ -61,7 +61,7 @@ setup_file() {
 
 # Each SVG is streamtrace's drawing of a recorded run (make -C slides
 # timelines), except where no run of the lab has been recorded for the deck
-# yet (lab 10's: drawn from a made run, checker/tests/fixtures/made): its
+# yet (lab 10's: drawn from a made run, checker/tests/fixtures/learn): its
 # slide shows a sketch that says so, until one is.
 @test "every deck shows its lab's timeline, as streamtrace drew it" {
     why=$(not_built); [ -z "$why" ] || skip "$why"
