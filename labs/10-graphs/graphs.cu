@@ -541,12 +541,24 @@ int main(int argc, char **argv)
         { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
     };
     cudaDeviceProp prop;
+    cudaFuncAttributes attr;
     uint32_t *d_scratch;
     size_t bad = 0;
 
     lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
     prop = lab_pick_device();
     printf("graphs: on %s\n", prop.name);
+    /*
+     * Load every kernel now. With lazy loading (the default on Linux since
+     * CUDA 12.2) a kernel's code is loaded at its first launch, and loading
+     * may wait for the GPU: not a thing to happen first inside a capture.
+     */
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, step_kernel));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, pre_kernel));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, branch_a_kernel));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, branch_b_kernel));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, join_kernel));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, update_kernel));
 
     if (part == 0 || part == 1)
         bad += part_capture((unsigned int)kernels, (unsigned int)replays, (uint32_t)seed);
