@@ -318,7 +318,7 @@ fork_runs() {
     local runs bad want
     want=$(need_figure main fork_replays) || return 1
     want=${want%%.*}
-    draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay#1+gpu'
+    draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay+gpu'
     runs=$(fork_runs main)
     bad=$(awk -v m="$OVERLAP_MIN" '$2 + 0 < m { printf "%s%s: %.0f%%", (n++ ? "; " : ""), $1, 100 * $2 }' <<<"$runs")
     [ "$(awk '/^replay_/ { n++ } END { print n + 0 }' <<<"$runs")" = "$want" ] && [ -z "$bad" ] || say_fail \
@@ -331,7 +331,7 @@ fork_runs() {
     need_run main
     need_trace main
     local runs bad want end reps
-    draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay#1+gpu'
+    draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay+gpu'
     runs=$(fork_runs main)
     bad=$(awk '$3 != "before" || $4 != "before" { printf "%s%s: branch A %s, branch B %s the join", (n++ ? "; " : ""), $1, $3, $4 }' <<<"$runs")
     # the capture of the fork and join must have ended, and its replays run

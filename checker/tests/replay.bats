@@ -201,6 +201,13 @@ expected() {
             di=$(q "$d" r list p2p --window nvtx:direct | awk -F'\t' '$9 == 0 { print $3, $7 }')
             awk -v s="$st" -v t="${di% *}" -v b="${di#* }" \
                 'BEGIN { print "staged_vs_direct", s / t; print "direct_gbps", b / (t * 1e6) }' ;;
+        10-graphs)
+            # part 1: the two printed host times; the GPU's union of kernels
+            # in the replays' range (until their work is done), per replay
+            awk -v a="$(printed "$d/r.out" stream_us)" -v b="$(printed "$d/r.out" graph_us)" \
+                'BEGIN { print "speedup", a / b; print "stream_us", a }'
+            awk -v u="$(q "$d" r union kernel --window 'nvtx:graph_loop+gpu')" -v k="$(printed "$d/r.out" iterations)" \
+                'BEGIN { print "graph_gpu_us", 1000 * u / k }' ;;
     esac
 }
 
@@ -347,6 +354,8 @@ judged() {
                 END { for (i = 1; i <= NR; i++) if (n[i] == n[NR] && w[i] ~ /^cuda(MemcpyAsync|LaunchKernel|StreamSynchronize)$/) print l[i] }' ;;
         09-multi-gpu/mut-peer-access-never-enabled) # how a copy between GPUs went
             inside "$d" r direct p2p | cut -f 2,3 ;;
+        10-graphs/mut-branches-on-one-stream)       # an overlap in a graph: the branches, on the streams and in every replay
+            q "$d" r list kernel:branch_ | cut -f 1,2 ;;
     esac
 }
 # drawn_mutants: the first recorded mutant of each lab (replayed by the test
