@@ -16,6 +16,13 @@
 # prediction is set against the figure as a factor ("2.1 times too high"),
 # or, for a share in % or a count, as a difference ("12 points too low").
 # Prints nothing when nothing was measured and there are no predictions.
+#
+# ref, where the file exists, holds the kit's reference runs of the lab
+# (checker/reference/LAB.tsv, made by checker/tests/reference-runs): each
+# run ("run<TAB>LABEL<TAB>GPU<TAB>CUDA<TAB>DAY<TAB>COMMAND") is named under
+# the title, and its figures ("fig<TAB>LABEL<TAB>NAME<TAB>VALUE<TAB>UNIT")
+# stand in a column of their own between this run's figure and the
+# prediction, so a student reads three numbers a line.
 
 function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t\r]+$/, "", s); return s }
 # a number as a student reads it: 3 significant digits, no exponent
@@ -38,7 +45,17 @@ function how_far(v, p, u,   d, r) {
     return r > 1 ? num(r) " times too high" : num(1 / r) " times too low"
 }
 
-BEGIN { FS = "\t"; n = 0; why = "" }
+BEGIN {
+    FS = "\t"; n = 0; why = ""; nref = 0
+    if (ref != "") {
+        while ((getline l < ref) > 0) {
+            split(l, f, "\t")
+            if (f[1] == "run") { rl[++nref] = f[2]; rw[nref] = f[3] "; " f[4] "; `" f[6] "`, recorded " f[5] }
+            else if (f[1] == "fig") { rv[f[2], f[3]] = f[4]; ru[f[2], f[3]] = f[5] }
+        }
+        close(ref)
+    }
+}
 /^# not measured: / { why = substr($0, 17); next }
 /^#/ || NF < 4 { next }
 { n++; name[n] = $1; value[n] = $2; unit[n] = $3; what[n] = $4; idx[$1] = n
@@ -77,13 +94,24 @@ END {
         print "  Your run: not measured" (why == "" ? "" : " (" why ")") \
               "; your predictions wait for a run that gets there"
     } else {
-        print "  Your run (never graded): what the GPU did in the run checked above"
+        print "  Your run (never graded): what the GPU did in the run checked above" \
+              (nref ? ", beside the kit's reference runs" : "")
         w = 0
         for (i = 1; i <= n; i++) if (length(name[i]) > w) w = length(name[i])
         fmt = "    %-" w "s  %9s %-5s  %s\n"
+        refs = ""
+        if (nref) {
+            for (j = 1; j <= nref; j++) print "    reference " rl[j] ": " rw[j]
+            for (j = 1; j <= nref; j++) refs = refs sprintf("%9s %-5s  ", "ref " rl[j], "")
+            hd = sprintf("    %-" w "s  %9s %-5s  %s", "", "yours", "", refs); sub(/ +$/, "", hd); print hd
+        }
         for (i = 1; i <= n; i++) {
             v = value[i]
             shown = v == "-" ? "-" : num(v + 0)
+            refs = ""
+            for (j = 1; j <= nref; j++)
+                refs = refs ((rl[j], name[i]) in rv ? sprintf("%9s %-5s  ", num(rv[rl[j], name[i]] + 0), unit[i]) \
+                                                    : sprintf("%9s %-5s  ", "-", ""))
             if (name[i] in pred) {
                 p = pred[name[i]]
                 said = "you said " with_unit(p, unit[i])
@@ -91,7 +119,7 @@ END {
             } else {
                 tail = what[i]
             }
-            printf fmt, name[i], shown, (v == "-" ? "" : unit[i]), tail
+            printf fmt, name[i], shown, (v == "-" ? "" : unit[i]), refs tail
         }
     }
     for (i = 1; i <= nbad; i++) print "    predictions.txt " bad[i] ": skipped"
