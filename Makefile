@@ -53,7 +53,7 @@ slides-pdf:                                    ## the decks as PDF, presenter no
 
 # Instructors (checker/grade/README.md): the kit without answers, and grading
 # a class of submissions with the kit's own checker.
-.PHONY: handout grade
+.PHONY: handout grade bench-grade
 handout:                                       ## the kit for students, no solutions or presenter notes (NOTES=1 keeps them): build/handout/ (+ .tar.gz)
 	@checker/grade/handout $(if $(filter 1,$(NOTES)),--notes)
 
@@ -65,6 +65,13 @@ grade: tools bats                              ## grade a class (folders, tarbal
 	 $(if $(LAB),--labs $(LAB)) $(if $(STUDENT),--student "$(STUDENT)") $(if $(ROSTER),--roster "$(ROSTER)") \
 	 $(if $(WEIGHTS),--weights "$(WEIGHTS)") $(if $(filter 1,$(REPLACE)),--replace) "$(SUBMISSIONS)"; \
 	 rc=$$?; [ $$rc = 3 ] || exit $$rc
+
+# How fast this node grades a class of N full, distinct submissions, and
+# where the time goes (checker/grade/README.md, "How fast"). COMPARE=serial
+# grades the class again one at a time and compares every check's verdict.
+bench-grade: tools bats                        ## time grading a made class of N full submissions: make bench-grade [N=100] [JOBS=16] [COMPARE=serial] (GPU node)
+	@checker/grade/bench-grade -n $(or $(N),100) $(if $(JOBS),-j $(JOBS)) $(if $(filter command line,$(origin OUT)),-o $(OUT)) \
+	 $(if $(COMPARE),--compare $(COMPARE)) $(if $(LAB),--labs $(LAB)) $(if $(SEED),--seed $(SEED))
 
 # Bats with bats-support and bats-assert (the kit's own tests load them): the
 # pinned copies (make deps), else the machine's (Debian's packages put the

@@ -678,3 +678,85 @@ cpus_for() {
     per=$((n / jobs)) from=$(( (slot - 1) * per ))
     echo "$from-$((from + per - 1))"
 }
+
+# ------------------------------------------------------------ the node
+
+# cpu_count LIST: how many cores a taskset list names ("0-3,8" is 5); the
+# machine's (nproc) for "".
+cpu_count() {
+    [ -n "${1:-}" ] || { nproc; return; }
+    tr ',' '\n' <<<"$1" | awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n + 0 }'
+}
+
+# gpu_list: the GPUs the grader may hand out, one a line, as
+# CUDA_VISIBLE_DEVICES names them: its entries where it is set, else 0 to
+# N-1 for the N GPUs nvidia-smi sees; nothing without a GPU.
+gpu_list() {
+    local n
+    n=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c . || true)
+    [ "${n:-0}" -gt 0 ] || return 0
+    if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
+        tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | sed 's/[[:space:]]//g' | grep .
+    else
+        seq 0 $((n - 1))
+    fi
+    return 0
+}
+
+# job_gpus SLOT GPU...: "OWN ALL": the GPU job SLOT (1..JOBS) runs its
+# programs on, the GPUs taken in turn (job 1 the first, job 2 the second,
+# ...); and every GPU, its own first, comma-separated, for a lab whose checks
+# need two or more (lab 09). "job_gpus 2 0 1" is "1 1,0". Every job sees a
+# GPU of its own share and lab 09 never waits for a GPU to be free: the GPUs
+# are shared, as the timing checks allow (checker/README.md).
+job_gpus() {
+    local slot=$1 n k ids all
+    shift
+    n=$# ids=("$@")
+    k=$(((slot - 1) % n))
+    all=$(printf '%s\n' "${ids[@]:$k}" "${ids[@]:0:$k}" | paste -sd, -)
+    echo "${ids[$k]} $all"
+}
+
+# node_jobs GPUS CORES MEM_KIB: how many submissions to grade at once on a
+# node (grade's JOBS when none is given): GRADE_JOBS_PER_GPU (8) a GPU, at
+# most one per two cores (a job's program and its tracer, and its builds
+# pinned beside them) and one per 4 GiB of memory (nvcc, lab 08's torch);
+# without a GPU one per two cores; at least 1.
+node_jobs() {
+    local gpus=$1 cores=$2 mem=$3 per=${GRADE_JOBS_PER_GPU:-8} j
+    j=$((cores / 2))
+    [ "$gpus" -gt 0 ] && [ $((gpus * per)) -lt "$j" ] && j=$((gpus * per))
+    [ $((mem / 4194304)) -lt "$j" ] && j=$((mem / 4194304))
+    [ "$j" -ge 1 ] || j=1
+    echo "$j"
+}
+
+# compiler_id: one line for the compiler a build uses: nvcc's path and
+# version, the host compiler's, python3's (lab 08's build compiles its
+# source), CUDA_ARCH and NVTX. Two builds with the same source, kit and
+# compiler_id make the same program (the build cache, grade-one).
+compiler_id() {
+    local nvcc
+    nvcc=$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+    { readlink -f "$nvcc"; "$nvcc" --version 2>&1
+      for c in c++ g++ gcc; do command -v "$c" >/dev/null && { "$c" --version 2>&1 | head -n 1; break; }; done
+      python3 --version 2>&1
+      echo "CUDA_ARCH=${CUDA_ARCH-unset} NVTX=${NVTX-unset}"; } | sha256sum | cut -c 1-16
+}
+
+# grade_now: the time now in microseconds. grade_step FILE STEP NAME T0:
+# append "STEP<TAB>NAME<TAB>SECONDS" (since T0, grade_now's) to FILE (-:
+# print it), the
+# lines checks.bash's step_done writes (make bench-grade sums them).
+grade_now() { local t=${EPOCHREALTIME:-$(date +%s.%N)}; t=${t//[.,]/}; echo "${t:0:16}"; }
+grade_step() {
+    local t d
+    t=$(grade_now)
+    d=$((10#$t - 10#$4))
+    if [ "$1" = - ]; then
+        printf '%s\t%s\t%d.%06d\n' "$2" "$3" $((d / 1000000)) $((d % 1000000))
+    else
+        printf '%s\t%s\t%d.%06d\n' "$2" "$3" $((d / 1000000)) $((d % 1000000)) >>"$1"
+    fi
+}

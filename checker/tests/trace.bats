@@ -1103,17 +1103,19 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 @test "the capture of lab 09 on two H100s names each GPU, and each copy between them is one P2P record that says how it went" {
 	# the solution's replay, recorded on two H100s joined by NVLink: part 2
 	# copies 16 MiB from GPU 0 to GPU 1 before peer access is on; part 3
-	# swaps 64 MiB each way, staged (records of 2239906 and 2253634 ns),
-	# then direct (290502 and 271558 ns); format 3, recorded 2026-11-26.
+	# swaps 64 MiB each way at once, staged then direct, each one exchange
+	# to warm up and 3 timed ones in NVTX ranges "staged" and "direct"
+	# (staged records of about 2.3 ms, direct of 0.27-0.28 ms cold and
+	# 0.174 ms warm); format 3, recorded 2026-11-26.
 	# Replays recorded again: read these numbers off the new r.trace.
 	F="$RP/09-multi-gpu/solution/r.trace"
 	run -0 "$ST" query "$F" devices; echo "$output"
 	expect "$(printf '0 3 132 NVIDIA H100 80GB HBM3\n1 3 132 NVIDIA H100 80GB HBM3')"
-	run -0 "$ST" query "$F" count p2p:host; echo "$output"; expect 3
-	run -0 "$ST" query "$F" count p2p:direct; echo "$output"; expect 2
-	run -0 "$ST" query "$F" count p2p --window nvtx:staged; echo "$output"; expect 2
-	run -0 "$ST" query "$F" total p2p:host --window nvtx:staged; echo "$output"; expect 4.493540
-	run -0 "$ST" query "$F" total p2p:direct; echo "$output"; expect 0.562060
+	run -0 "$ST" query "$F" count p2p:host; echo "$output"; expect 9
+	run -0 "$ST" query "$F" count p2p:direct; echo "$output"; expect 8
+	run -0 "$ST" query "$F" count p2p --window nvtx:staged; echo "$output"; expect 6
+	run -0 "$ST" query "$F" total p2p:host --window nvtx:staged; echo "$output"; expect 13.592281
+	run -0 "$ST" query "$F" total p2p:direct; echo "$output"; expect 1.593795
 	run -0 "$ST" query "$F" order p2p:host p2p:direct; echo "$output"; expect before
 	# a P2P record sits on the stream it was queued on, of either GPU
 	run -0 "$ST" query "$F" streams p2p; echo "$output"
