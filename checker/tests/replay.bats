@@ -201,6 +201,13 @@ expected() {
             di=$(q "$d" r list p2p --window nvtx:direct | awk -F'\t' '$9 == 0 { print $3, $7 }')
             awk -v s="$st" -v t="${di% *}" -v b="${di#* }" \
                 'BEGIN { print "staged_vs_direct", s / t; print "direct_gbps", b / (t * 1e6) }' ;;
+        10-graphs)
+            # part 1: the two printed host times; the GPU's union of kernels
+            # in the replays' range (until their work is done), per replay
+            awk -v a="$(printed "$d/r.out" stream_us)" -v b="$(printed "$d/r.out" graph_us)" \
+                'BEGIN { print "speedup", a / b; print "stream_us", a }'
+            awk -v u="$(q "$d" r union kernel --window 'nvtx:graph_loop+gpu')" -v k="$(printed "$d/r.out" iterations)" \
+                'BEGIN { print "graph_gpu_us", 1000 * u / k }' ;;
     esac
 }
 
@@ -347,6 +354,8 @@ judged() {
                 END { for (i = 1; i <= NR; i++) if (n[i] == n[NR] && w[i] ~ /^cuda(MemcpyAsync|LaunchKernel|StreamSynchronize)$/) print l[i] }' ;;
         09-multi-gpu/mut-peer-access-never-enabled) # how a copy between GPUs went
             inside "$d" r direct p2p | cut -f 2,3 ;;
+        10-graphs/mut-branches-on-one-stream)       # an overlap in a graph: the branches, on the streams and in every replay
+            q "$d" r list kernel:branch_ | cut -f 1,2 ;;
     esac
 }
 # drawn_mutants: the first recorded mutant of each lab (replayed by the test
@@ -924,4 +933,64 @@ PY
         "$BATS_TEST_TMPDIR/$v.log"
     grep -q 'hint: *peer access was on one way only: GPU 0 could reach GPU 1.s memory .*(TODO 5)' "$BATS_TEST_TMPDIR/$v.log"
     ! grep -q 'TODO 4' "$BATS_TEST_TMPDIR/$v.log"
+}
+
+# ---------------------------------------------------------------- lab 10, made runs
+#
+# Lab 10 has no recorded runs yet (checker/tests/gpu-lab-10.sh records them on
+# a GPU into the replays' layout). Until they land, its checker is tested on
+# runs MADE by fixtures/learn/make-10-graphs.py: a model of the solution's
+# calls, NVTX ranges and GPU records in format 4, with made-up times, and of
+# each mutant's mistake. They test the checker's logic, never a GPU.
+
+# made_10 VARIANT: make the run VARIANT (a mistake the model knows) and
+# replay it, all its checks, or only CHECK: made_10 VARIANT [CHECK].
+made_10() {
+    local d="$BATS_TEST_TMPDIR/made10/$1"
+    python3 "$KIT_ROOT/checker/tests/fixtures/learn/make-10-graphs.py" \
+        "$KIT_ROOT/checker/verify/digests" "$d" "$1"
+    REPLAY_DIR="$d" replay_check "10-graphs/made-$1" "${2:-}"
+}
+
+# The model's mistakes and the mutants (checker/tests/mutants/10-graphs) they are.
+MADE_10=(capture-never-ends:capture-never-ends sync-inside-capture:sync-inside-capture
+    kernel-outside-capture:kernel-outside-capture replay-without-wait:replay-without-wait
+    branches-on-one-stream:branches-on-one-stream join-before-branch:join-event-before-branch
+    capture-again:update-by-capturing-again pitfall-not-called:pitfall-answer-made-up
+    graph-time-before-wait:graph-time-before-wait instantiate-every-replay:instantiate-every-replay)
+
+# made_10_fail PAIR...: each made mistake fails the check its mutant names.
+made_10_fail() {
+    local pair v check bad=""
+    for pair in "$@"; do
+        v=${pair%%:*}
+        check=$(expected_check "$KIT_ROOT/checker/tests/mutants/10-graphs/${pair#*:}.patch")
+        made_10 "$v" "$check"
+        tap_failed "$(tap_of "10-graphs/made-$v")" "$check" ||
+            bad+=$'\n'"made $v must fail \"$check\":"$'\n'"$(sed 's/^/    /' "$BATS_TEST_TMPDIR/10-graphs/made-$v.log")"
+    done
+    echo "${bad:-all failed as named}"
+    [ -z "$bad" ]
+}
+
+@test "lab 10, made runs: the modelled solution passes every check, and Your run shows its figures beside the predictions" {
+    REPLAY_PREDICTIONS=$LEARN made_10 solution
+    cat "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
+    grep -Eq '^    speedup +[0-9.]+ x +you said 3 x' "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
+    grep -q 'predictions.txt line 5: .*skipped' "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
+    [ -z "$(unexpected "$(tap_of 10-graphs/made-solution)" 10-graphs)" ]
+    [ "$(grep -c '^ok ' "$(tap_of 10-graphs/made-solution)")" -eq "$(grep -c '^@test ' "$KIT_ROOT/checker/10-graphs.bats")" ]
+    grep -Eq '^    speedup +[0-9.]+ x' "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
+    grep -Eq '^    graph_gpu_us +[0-9.]+ us' "$BATS_TEST_TMPDIR/10-graphs/made-solution.log"
+}
+
+@test "lab 10, made runs: a kernel left outside the capture fails the check of the replays' kernels, the hint naming TODO 1" {
+    made_10_fail kernel-outside-capture:kernel-outside-capture
+    grep -q 'seen: *31$' "$BATS_TEST_TMPDIR/10-graphs/made-kernel-outside-capture.log"
+    grep -q 'hint: .*before the capture runs once.*' "$BATS_TEST_TMPDIR/10-graphs/made-kernel-outside-capture.log"
+}
+
+@test "lab 10, made runs: every other modelled mistake fails the check its mutant names" {
+    skip_full "nine more replays of lab 10's checker"
+    made_10_fail "${MADE_10[@]}"
 }

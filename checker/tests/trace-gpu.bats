@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # trace-gpu.bats -- the trace tool on a real GPU: capture fixtures/trace-progs/known.cu,
-# kinds.cu, peers.cu and current.cu, whose structure is known, and lab 01's
+# kinds.cu, peers.cu, current.cu and graphs.cu, whose structure is known, and lab 01's
 # solution; the tool must report exactly that structure. Skipped, with the
 # reason, where there is no nvcc, no CUPTI or no CUDA device (known.cu exits
 # 77 then); the tests of peers.cu and current.cu need two GPUs.
@@ -39,7 +39,7 @@ setup_file() {
 		timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/known.trace" \
 			-- "$d/known" >"$d/run.out" 2>&1 || rrc=$?
 		echo "$rrc" >"$d/run.rc"
-		for p in kinds peers current; do
+		for p in kinds peers current graphs; do
 			rrc=0
 			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/fixtures/trace-progs/$p.cu" \
 				>"$d/$p.out" 2>&1 &&
@@ -112,7 +112,7 @@ q() {
 }
 
 @test "on one GPU, every copy and kernel, and every call made with a context, say device 0 was current" {
-	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 3" ]
+	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 4" ]
 	q current gpu
 	[ -n "$output" ] && [ "$(cut -f 11 <<<"$output" | sort -u)" = 0 ]
 	q count gpu --current other; [ "$output" = 0 ]
@@ -273,7 +273,7 @@ overlap_ms() {
 	launched=$(awk '$1 == "elsewhere_launch" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
 	ran_ok=$(awk '$1 == "elsewhere_ran" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
 	echo "this GPU: the launch into a stream of device 1 with device 0 current: $launched; it ran: $ran_ok"
-	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 3" ]
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 4" ]
 	# the two right_kernels: device 0 with 0 current, device 1 with 1 current
 	run -0 "$ST" query "$K" current kernel:right_kernel; echo "$output"
 	[ "${#lines[@]}" -eq 2 ]
@@ -295,4 +295,36 @@ overlap_ms() {
 		[ -z "$output" ]
 		run -0 "$ST" query "$K" count kernel:elsewhere_kernel; [ "$output" = 0 ]
 	fi
+}
+
+# graphs.cu: a graph of add, twice, add captured from s and launched twice;
+# add launched on its own; then cudaStreamSynchronize inside a capture, and
+# its end. Format 4 says which graph and node ran each kernel, and what the
+# refused calls returned.
+@test "graphs.cu: each replayed kernel names its graph and node, and the calls a capture refused say what they returned" {
+	ran graphs
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 4" ]
+	run -0 "$ST" query "$K" graph kernel; echo "$output"
+	[ "${#lines[@]}" -eq 7 ]
+	# six kernels of one graph, three nodes, two launches (the two
+	# cudaGraphLaunch calls' correlation ids); the last kernel no graph's
+	local graphs launches
+	graphs=$(head -n 6 <<<"$output" | cut -f 11 | sort -u)
+	[[ $graphs =~ ^[0-9]+$ ]] && [ "$graphs" != 0 ]
+	[ "$(head -n 6 <<<"$output" | cut -f 12 | sort -u | wc -l)" = 3 ]
+	launches=$("$ST" query "$K" returned api:cudaGraphLaunch | cut -f 11 | paste -sd, -)
+	[ "$(head -n 6 <<<"$output" | cut -f 13 | sort -nu | paste -sd, -)" = "$launches" ]
+	[ "$(head -n 6 <<<"$output" | cut -f 6 | sed 's/(.*//' | paste -sd, -)" = \
+		add_kernel,twice_kernel,add_kernel,add_kernel,twice_kernel,add_kernel ]
+	[ "$(tail -n 1 <<<"$output" | cut -f 6,11,12 | sed 's/(unsigned int\*)//')" = "$(printf 'add_kernel\t-\t-')" ]
+	# the refused calls: what the program printed is what the trace holds
+	local sync end
+	sync=$(awk '$1 == "sync_in_capture" { print $3 }' "$BATS_FILE_TMPDIR/graphs.out")
+	end=$(awk '$1 == "end_capture" { print $3 }' "$BATS_FILE_TMPDIR/graphs.out")
+	echo "this GPU: cudaStreamSynchronize during the capture returned $sync, its end $end"
+	[ "$sync" != 0 ] && [ "$end" != 0 ]
+	run -0 "$ST" query "$K" returned api:cudaStreamSynchronize; echo "$output"
+	[ "$(cut -f 12 <<<"$output" | paste -sd, -)" = "0,0,$sync" ]
+	run -0 "$ST" query "$K" returned api:cudaStreamEndCapture; echo "$output"
+	[ "$(cut -f 12 <<<"$output" | paste -sd, -)" = "0,$end" ]
 }

@@ -502,6 +502,59 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	[[ $output == *"unknown record type"* ]]
 }
 
+# ---------------------------------------------------------------- format 4
+#
+# graph4.trace (format 4), in ms from the first record: a capture (calls
+# 1-3, its launch made no kernel), an instantiate (4), two cudaGraphLaunch
+# (5, 6), each running step (node 11) and a memset (node 12) of graph 7; a
+# cudaStreamSynchronize that returned 900 (7); a plain launch (8).
+
+@test "format 4: each record a graph launched says its graph and node, with the launch's correlation id" {
+	F="$FX/graph4.trace"
+	run -0 "$ST" query "$F" graph gpu; echo "$output"
+	[ "$(cut -f 11- <<<"$output" | paste -sd, -)" = "$(printf '7\t11\t5,7\t12\t5,7\t11\t6,7\t12\t6,-\t-\t8')" ]
+	# the list line comes first, as list prints it
+	[ "$(cut -f 1-10 <<<"$output")" = "$("$ST" query "$F" list gpu)" ]
+	run -0 "$ST" query "$F" graph kernel --from 1 --to 1.95; echo "$output"
+	[ "$(cut -f 11-13 <<<"$output")" = "$(printf '7\t11\t5')" ]
+}
+
+@test "format 4: each runtime call says what it returned, 0 for cudaSuccess" {
+	F="$FX/graph4.trace"
+	run -0 "$ST" query "$F" returned api; echo "$output"
+	[ "$(cut -f 11,12 <<<"$output" | tr '\t' : | paste -sd, -)" = "1:0,2:0,3:0,4:0,5:0,6:0,7:900,8:0" ]
+	run -0 "$ST" query "$F" returned api:cudaStreamSynchronize; echo "$output"
+	[ "$(cut -f 12 <<<"$output")" = 900 ]
+}
+
+@test "formats 1 to 3 say nothing of graphs or returns: - for each" {
+	run -0 "$ST" query "$FX/current3.trace" graph kernel; echo "$output"
+	[ "$(cut -f 11,12 <<<"$output" | sort -u)" = "$(printf -- '-\t-')" ]
+	run -0 "$ST" query "$FX/current3.trace" returned api:cudaSetDevice; echo "$output"
+	[ "$(cut -f 12 <<<"$output" | sort -u)" = - ]
+	run -0 "$ST" query "$B" graph h2d; echo "$output"
+	[ "$(cut -f 11 <<<"$output" | sort -u)" = - ]
+}
+
+@test "format 4: a graph or error line out of place, or malformed, names what is wrong" {
+	local bad="$BATS_TEST_TMPDIR/bad.trace"
+	printf 'streamtrace 4\napi\t1\t2\t100\t5\tcudaGraphLaunch\ngraph\t7\t11\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"bad.trace:3: not a streamtrace record"*"a graph line belongs right after a kernel, copy or memset"* ]]
+	printf 'streamtrace 4\nkernel\t1\t2\t0\t13\t1,1,1\t1,1,1\t5\tk\ngraph\t0\t11\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"bad graph line"* ]]
+	printf 'streamtrace 4\napi\t1\t2\t100\t5\tcudaGraphLaunch\nerror\t6\t900\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"an error line belongs right after its api line"* ]]
+	printf 'streamtrace 4\napi\t1\t2\t100\t5\tcudaGraphLaunch\nerror\t5\t0\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"bad error line"* ]]
+	printf 'streamtrace 3\nkernel\t1\t2\t0\t13\t1,1,1\t1,1,1\t5\tk\ngraph\t7\t11\n' >"$bad"
+	run -3 "$ST" query "$bad" count gpu; echo "$output"
+	[[ $output == *"unknown record type"* ]]
+}
+
 @test "a garbage line is reported once, with its file and line" {
 	run -3 --separate-stderr "$ST" query "$FX/garbage.trace" count gpu
 	echo "stderr: $stderr"
@@ -515,7 +568,7 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	expect "$FX/badheader.trace: not a streamtrace file"
 	run -3 "$ST" summary /dev/null; echo "$output"
 	run -3 "$ST" timeline "$FX/newer.trace"; echo "$output"
-	[[ "$output" == *"format 4; this tool reads formats 1, 2 and 3"* ]]
+	[[ "$output" == *"format 5; this tool reads formats 1 to 4"* ]]
 	run -3 "$ST" summary "$FX/no-such-file.trace"; echo "$output"
 }
 

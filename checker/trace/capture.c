@@ -26,6 +26,11 @@
  * call's correlation id; the call's `api` line is followed by a `current`
  * line that says it. A kernel launched into a stream of another GPU is then
  * one that the trace shows queued while another device was current.
+ *
+ * CUDA graphs (format 4): a kernel, copy or memset that a graph launched is
+ * followed by a `graph` line, CUPTI's graph id and graph node id of it; an
+ * `api` line whose call did not return cudaSuccess by an `error` line with
+ * the cudaError_t it returned (a call refused during a stream capture).
  */
 #define _GNU_SOURCE
 #include <cupti.h>
@@ -298,6 +303,14 @@ static void write_stream(uint32_t id, uint32_t device, const char *kind,
 }
 
 /* GPU work ran on stream id of device. */
+/* Format 4: the graph and graph node that launched the record just written
+ * (CUPTI's ids; 0: it was not launched by a graph, and nothing is written). */
+static void write_graph(FILE *out, uint32_t graph, uint64_t node)
+{
+	if (graph)
+		fprintf(out, "graph\t%u\t%llu\n", graph, (unsigned long long)node);
+}
+
 static void stream_work(uint32_t id, uint32_t device)
 {
 	struct stream_info *s = stream_at(id, device);
@@ -373,6 +386,7 @@ static void write_record(const CUpti_Activity *rec)
 			mem_kind(m->srcKind), mem_kind(m->dstKind),
 			(m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0,
 			m->correlationId);
+		write_graph(out, m->graphId, m->graphNodeId);
 		stream_work(m->streamId, m->deviceId);
 		break;
 	}
@@ -392,6 +406,7 @@ static void write_record(const CUpti_Activity *rec)
 		fprintf(out, "memset\t%llu\t%llu\t%u\t%u\t%llu\t%s\t%u\n",
 			(ull)m->start, (ull)m->end, m->deviceId, m->streamId,
 			(ull)m->bytes, mem_kind(m->memoryKind), m->correlationId);
+		write_graph(out, m->graphId, m->graphNodeId);
 		stream_work(m->streamId, m->deviceId);
 		break;
 	}
@@ -402,6 +417,7 @@ static void write_record(const CUpti_Activity *rec)
 			(ull)k->start, (ull)k->end, k->deviceId, k->streamId,
 			k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY,
 			k->blockZ, k->correlationId, kernel_name(k->name));
+		write_graph(out, k->graphId, k->graphNodeId);
 		stream_work(k->streamId, k->deviceId);
 		break;
 	}
@@ -440,6 +456,8 @@ static void write_record(const CUpti_Activity *rec)
 		if (cur && (uint32_t)(cur >> 32) == a->correlationId)
 			fprintf(out, "current\t%u\t%u\n", a->correlationId,
 				(uint32_t)cur - 1);
+		if (a->returnValue) /* format 4: what the call returned */
+			fprintf(out, "error\t%u\t%u\n", a->correlationId, a->returnValue);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MARKER:
@@ -856,7 +874,7 @@ static void write_header(void)
 	uint32_t version = 0;
 	char buf[4096];
 	cuptiGetVersion(&version);
-	fprintf(out, "streamtrace 3\n");
+	fprintf(out, "streamtrace 4\n");
 	fprintf(out, "meta\tclock\tcupti_ns\n");
 	fprintf(out, "meta\tcupti_version\t%u\n", version);
 	fprintf(out, "meta\tpid\t%d\n", (int)getpid());

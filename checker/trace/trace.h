@@ -44,6 +44,10 @@ struct rec {
 	uint32_t corr;       /* CUPTI's correlation id (0: none) */
 	uint32_t cur;        /* device current at the runtime call that queued it
 			      * (api: its own call); NO_DEVICE: not known */
+	uint32_t graph;      /* format 4: the CUDA graph that launched a GPU
+			      * record (0: none, or not known) */
+	uint64_t node;       /* ... and its node in that graph (0: none) */
+	uint32_t ret;        /* format 4: an api call's cudaError_t (0: cudaSuccess) */
 	uint8_t kind, dir, src, dst, async, sync, via;
 	int32_t grid[3], block[3];
 	const char *name; /* kernel, api, nvtx; else NULL */
@@ -82,7 +86,7 @@ struct trace {
 	size_t n;
 	struct meta *meta;
 	size_t nmeta;
-	int version;             /* of the file format: 1, 2 or 3 */
+	int version;             /* of the file format: 1 to 4 */
 	struct stream_decl *streams; /* sorted by id */
 	size_t nstreams;
 	struct device_decl *devices; /* sorted by id */

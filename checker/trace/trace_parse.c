@@ -2,8 +2,9 @@
  * trace_parse.c -- read a streamtrace file (FORMAT.md) into a struct trace.
  *
  * The whole file is read into memory once; names point into that text.
- * Formats 1, 2 and 3 (FORMAT.md): 2 adds devices, stream kinds and peer
- * copies to 1; 3 adds `current` lines to 2.
+ * Formats 1 to 4 (FORMAT.md): 2 adds devices, stream kinds and peer
+ * copies to 1; 3 adds `current` lines to 2; 4 adds `graph` and `error`
+ * lines to 3.
  * A malformed line stops the load with ONE message, FILE:LINE: ...; a file
  * without its `end` line loads with one warning (the program may have died).
  */
@@ -449,9 +450,9 @@ static int read_lines(const char *path, struct trace *t)
 				fprintf(stderr, "%s: not a streamtrace file\n", path);
 				return 3;
 			}
-			if (v < 1 || v > 3) {
+			if (v < 1 || v > 4) {
 				fprintf(stderr, "%s: streamtrace format %u; this tool reads "
-					"formats 1, 2 and 3\n", path, v);
+					"formats 1 to 4\n", path, v);
 				return 3;
 			}
 			t->version = (int)v;
@@ -508,6 +509,27 @@ static int read_lines(const char *path, struct trace *t)
 			if (grow((void **)&t->currents, &cap_c, t->ncurrents, sizeof c))
 				goto oom;
 			t->currents[t->ncurrents++] = c;
+		} else if (strcmp(f[0], "graph") == 0 && t->version >= 4) {
+			/* graph GRAPH NODE, right after the GPU record it belongs to */
+			struct rec *r = t->n ? &t->recs[t->n - 1] : NULL;
+			uint64_t node;
+			if (!r || (r->kind != K_KERNEL && r->kind != K_COPY && r->kind != K_MEMSET) ||
+			    r->graph)
+				return bad_line(path, lineno, copy,
+						"a graph line belongs right after a kernel, copy or memset");
+			if (n != 3 || num32(f[1], &r->graph) || num(f[2], &node) || !r->graph)
+				return bad_line(path, lineno, copy, "bad graph line");
+			r->node = node;
+		} else if (strcmp(f[0], "error") == 0 && t->version >= 4) {
+			/* error CORR CODE, after the api line of the same CORR */
+			struct rec *r = t->n ? &t->recs[t->n - 1] : NULL;
+			uint32_t corr, code;
+			if (n != 3 || num32(f[1], &corr) || num32(f[2], &code) || !code)
+				return bad_line(path, lineno, copy, "bad error line");
+			if (!r || r->kind != K_API || r->corr != corr || r->ret)
+				return bad_line(path, lineno, copy,
+						"an error line belongs right after its api line");
+			r->ret = code;
 		} else if (strcmp(f[0], "end") == 0) {
 			uint64_t nrec;
 			if (n != 3 || num(f[1], &nrec) || num(f[2], &t->dropped))

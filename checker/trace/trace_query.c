@@ -667,7 +667,8 @@ int query_main(const struct trace *t, int argc, char **argv)
 		  strcmp(q, "bound") == 0;
 	static const char *const one_sel[] = { "count", "total", "union", "span", "bytes",
 					       "bandwidth", "durations", "streams", "list",
-					       "events", "current", "corr", "stages" };
+					       "events", "current", "corr", "stages", "graph",
+					       "returned" };
 	int known = two;
 	for (size_t i = 0; i < sizeof one_sel / sizeof one_sel[0]; i++)
 		known |= strcmp(q, one_sel[i]) == 0;
@@ -775,6 +776,29 @@ int query_main(const struct trace *t, int argc, char **argv)
 		free(g);
 		free(st1);
 		free(st2);
+	} else if (strcmp(q, "graph") == 0) {
+		/* format 4: the list line, the graph and graph node that
+		 * launched it ("-": none) and its correlation id (the
+		 * cudaGraphLaunch's, for a record of a graph) */
+		for (size_t i = 0; i < na; i++) {
+			print_list_line(t, a[i], "");
+			if (a[i]->graph)
+				printf("\t%u\t%llu\t%u\n", a[i]->graph,
+				       (unsigned long long)a[i]->node, a[i]->corr);
+			else
+				printf("\t-\t-\t%u\n", a[i]->corr);
+		}
+	} else if (strcmp(q, "returned") == 0) {
+		/* the list line, the correlation id and what a runtime call
+		 * returned (a cudaError_t, 0: cudaSuccess; "-": a trace of
+		 * format 1 to 3, which does not say) */
+		for (size_t i = 0; i < na; i++) {
+			print_list_line(t, a[i], "");
+			if (t->version < 4 || a[i]->kind != K_API)
+				printf("\t%u\t-\n", a[i]->corr);
+			else
+				printf("\t%u\t%u\n", a[i]->corr, a[i]->ret);
+		}
 	} else if (strcmp(q, "streams") == 0) {
 		uint32_t *ids = malloc((na ? na : 1) * sizeof *ids);
 		size_t n = 0;

@@ -304,6 +304,44 @@ static void multi_gpu(const unsigned long long *v)
     }
 }
 
+/* 10-graphs: --part, --kernels, --replays, --seed. Part 1: 4096 numbers of
+ * input 0, --replays x --kernels small kernels of 8 steps each, on a stream
+ * and as graph replays. Part 2: 2^20 numbers of input 1, ya = 16 + 4096
+ * steps (branch A), yb = 16 + 8192 (branch B), out[i] = ya(in[i]) +
+ * yb(in[n-1-i]), on the streams and in the graph's replays. Part 3: 2^16 numbers of input 2, 100 steps, then 1000 after the
+ * graph's update. */
+static void graphs(const unsigned long long *v)
+{
+    const size_t fn = 1u << 20;
+    uint32_t seed = (uint32_t)v[3], a, c, *y;
+    uint64_t fork;
+    size_t i;
+
+    if (v[0] == 0 || v[0] == 1) {
+        uint64_t all = scramble_digest(4096, (uint32_t)(v[1] * v[2] * 8), seed, 0, NULL, 1);
+
+        lab_digest_print("stream", all);
+        lab_digest_print("graph", all);
+    }
+    if (v[0] == 0 || v[0] == 2) {
+        y = (uint32_t *)xmalloc(2 * fn * sizeof *y);
+        affine_power(16 + 8192, &a, &c);            /* branch B */
+        for (i = 0; i < fn; i++)
+            y[i] = a * lab_input(seed, 1, i) + c;
+        affine_power(16 + 4096, &a, &c);            /* branch A */
+        for (i = 0; i < fn; i++)
+            y[fn + i] = a * lab_input(seed, 1, i) + c + y[fn - 1 - i];
+        fork = lab_digest_of(y + fn, fn * sizeof *y);
+        free(y);
+        lab_digest_print("fork_stream", fork);
+        lab_digest_print("fork_graph", fork);
+    }
+    if (v[0] == 0 || v[0] == 3) {
+        lab_digest_print("update_before", scramble_digest(1u << 16, 100, seed, 2, NULL, 1));
+        lab_digest_print("update_after", scramble_digest(1u << 16, 1000, seed, 2, NULL, 1));
+    }
+}
+
 /* ---------------------------------------------------------------- the table */
 
 /* An option as the lab program takes it: name, default, range (or words). */
@@ -359,6 +397,9 @@ static const struct lab lab_table[] = {
         { "--chunks", 8, 1, 256, NULL }, { "--streams", 4, 1, 16, NULL },
         { "--steps", 768, 1, 1ULL << 20, NULL }, { "--reps", 3, 1, 20, NULL },
         { "--peer-mib", 64, 1, 1024, NULL }, SEED }, multi_gpu },
+    { "10-graphs", "usage: digests 10-graphs [--part N] [--kernels N] [--replays K] [--seed S]\n",
+      { { "--part", 0, 1, 3, NULL }, { "--kernels", 32, 1, 256, NULL },
+        { "--replays", 200, 1, 10000, NULL }, SEED }, graphs },
 };
 
 /* The lab whose id is `arg` or starts with `arg` and a dash (01). */
@@ -376,7 +417,7 @@ static const struct lab *find_lab(const char *arg)
 static const char usage_text[] =
     "usage: digests LAB [OPTIONS...]   the digest lines of LAB's right results\n"
     "       digests --options LAB      LAB's options: NAME DEFAULT LO HI (or WORDS)\n"
-    "LAB: 01-sync-copy ... 09-multi-gpu, or its number; OPTIONS: as the lab program's.\n";
+    "LAB: 01-sync-copy ... 10-graphs, or its number; OPTIONS: as the lab program's.\n";
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,456 @@
+#!/usr/bin/env bats
+# 10-graphs.bats -- the checks of lab 10 (CUDA graphs).
+# Run from the lab folder with `make check`, or `make check LAB=10` at the top.
+# The program runs once under the trace tool, all three parts, in NVTX
+# ranges: part 1 "stream_loop" (K iterations of N small kernels launched one
+# by one), "capture" (the same N launches captured, instantiated, uploaded)
+# and "graph_loop" (K replays); part 2 "fork_stream" (the fork and join on
+# the streams), "fork_capture", and per replay "replay" (launch and wait)
+# then "read" (the host checks the result); part 3 "pitfall_sync",
+# "pitfall_legacy" (two calls a capture refuses) and "update" (a kernel's
+# parameters changed in the instantiated graph).
+#
+# What a graph ran is in the trace (format 4): each kernel, copy or memset a
+# cudaGraphLaunch ran carries its graph and graph node ids and the launch's
+# correlation id (`tq RUN graph SEL`), and each runtime call what it
+# returned (`tq RUN returned SEL`). A kernel launched into a stream being
+# captured does not run then: only its cudaLaunchKernel call is recorded.
+# Every check is a structure (what ran in which graph, counts of calls, an
+# order, an overlap of our own kernels, what a call returned) or the same
+# interval measured twice (a printed host time against its NVTX range).
+
+bats_require_minimum_version 1.5.0
+LAB_ID=10-graphs
+PROG=graphs
+load lib/checks
+
+setup_file() {
+    build_lab
+    run_lab main --trace
+    run_lab badopt -- --frobnicate
+    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+}
+
+# A branch counts as running beside the other when at least this share of
+# the shorter branch kernel's time overlaps it. Each branch kernel takes one
+# block per SM, so both fit on the GPU at once; one queued behind the other
+# overlaps by nothing.
+OVERLAP_MIN=0.5
+
+# The error names of the codes a capture answers with (CUDA Runtime API,
+# enum cudaError).
+err_name() {
+    case $1 in
+        0) echo cudaSuccess ;;
+        900) echo cudaErrorStreamCaptureUnsupported ;;
+        901) echo cudaErrorStreamCaptureInvalidated ;;
+        902) echo cudaErrorStreamCaptureMerge ;;
+        903) echo cudaErrorStreamCaptureUnmatched ;;
+        904) echo cudaErrorStreamCaptureUnjoined ;;
+        905) echo cudaErrorStreamCaptureIsolation ;;
+        906) echo cudaErrorStreamCaptureImplicit ;;
+        907) echo cudaErrorCapturedEvent ;;
+        908) echo cudaErrorStreamCaptureWrongThread ;;
+        -|'') echo "not recorded" ;;
+        *) echo "error $1" ;;
+    esac
+}
+
+# count_calls RUN NAME_REGEX WINDOW...: runtime calls whose name matches.
+count_calls() {
+    local run=$1 re=$2
+    shift 2
+    tq "$run" list api "$@" | awk -F'\t' -v re="$re" '$6 ~ re { n++ } END { print n + 0 }'
+}
+
+# nvtx_nth RUN NAME K: "START END" (ms) of the Kth NVTX range NAME, or nothing.
+nvtx_nth() { tq "$1" list "nvtx:$2" | awk -F'\t' -v k="$3" 'NR == k { print $1, $2 }'; }
+
+@test "the program builds without warnings" {
+    check_builds
+}
+
+@test "it runs to the end and exits 0" {
+    check_exits_ok main \
+        "a capture error (cudaErrorStreamCapture...) names the call a capture refused: see the capture checks"
+}
+
+@test "every result is right, after every replay" {
+    check_verified main "RESULT: verified every result of every part that was run" WRONG \
+        "read what the part that is WRONG says: a graph replays what was captured, with the arguments of the capture" || return 1
+    local want right
+    want=$(need_figure main fork_replays) || return 1
+    right=$(need_figure main fork_replays_right) || return 1
+    is_true 'r == w' r="$right" w="$want" || say_fail "fork_replays_right = $want" \
+        "fork_replays_right = $right" "a replay read too early is wrong: wait for the replay (TODO 7)"
+}
+
+# ------------------------------------------------------------ captures
+
+# capture_order RUN: "ok", or what is wrong with the order of the calls
+# that begin and end captures, instantiate graphs and launch them: every
+# capture begun ends (cudaStreamEndCapture) before another begins, before a
+# graph is instantiated or launched, and before the program ends; and every
+# capture but the pitfall part's ends with cudaSuccess.
+capture_order() {
+    { tq "$1" list nvtx:pitfall_sync; tq "$1" list nvtx:pitfall_legacy; } | cut -f 1,2 >"$RUNS/$1.pitfalls"
+    tq "$1" returned api | awk -F'\t' -v pf="$RUNS/$1.pitfalls" '
+        function bad(why) { print why; done = 1; exit }
+        BEGIN { name[901] = "the capture was invalidated (cudaErrorStreamCaptureInvalidated): a call it refused broke it"
+                name[904] = "a stream forked from the capture was not joined back (cudaErrorStreamCaptureUnjoined): its last work must be waited for by the origin stream before the end"
+                name[903] = "cudaErrorStreamCaptureUnmatched: the capture was not begun on this stream" }
+        BEGIN { while ((getline l < pf) > 0) { split(l, x, "\t"); np++; ps[np] = x[1]; pe[np] = x[2] } }
+        function pitfall(t,   i) { for (i = 1; i <= np; i++) if (t + 0 >= ps[i] && t + 0 <= pe[i]) return 1; return 0 }
+        $6 ~ /^cudaStreamBeginCapture/ {
+            if (open) bad("a capture begun at " ot " ms was still open when another began at " $1 " ms")
+            open = 1; ot = $1; next }
+        $6 ~ /^cudaStreamEndCapture/ {
+            if (!open) bad("cudaStreamEndCapture at " $1 " ms ended no capture")
+            open = 0; ended = ($12 == "0")
+            if (!ended && !pitfall($1)) bad("cudaStreamEndCapture at " $1 " ms returned " $12 ": " name[$12])
+            next }
+        $6 ~ /^cudaGraphInstantiate/ {
+            if (open) bad("cudaGraphInstantiate at " $1 " ms, while the capture begun at " ot " ms was still open (no cudaStreamEndCapture)")
+            if (!ended) bad("cudaGraphInstantiate at " $1 " ms, but the capture before it did not end with cudaSuccess")
+            next }
+        $6 ~ /^cudaGraphLaunch/ && open {
+            bad("cudaGraphLaunch at " $1 " ms, while the capture begun at " ot " ms was still open") }
+        END {
+            if (done) exit
+            if (open) print "the capture begun at " ot " ms never ended (no cudaStreamEndCapture)"
+            else print "ok"
+        }'
+}
+
+@test "each capture ends before its graph is instantiated" {
+    need_run main
+    need_trace main
+    local o
+    o=$(capture_order main)
+    draw_on_fail main --window nvtx:capture --window nvtx:fork_capture
+    [ "$o" = ok ] || say_fail \
+        "cudaStreamBeginCapture, the launches, cudaStreamEndCapture(stream, &graph), then cudaGraphInstantiate" \
+        "$o" \
+        "end each capture with cudaStreamEndCapture on the stream that began it, after the work of every stream that joined the capture was joined back into it: until then the streams record work instead of running it, and there is no graph to instantiate (TODO 1, 5, 6)"
+}
+
+# in_capture RUN: the runtime calls made while a capture was open, outside
+# the pitfall part's ranges, that wait for the GPU or returned an error:
+# one line each, "NAME at MS ms returned CODE", or nothing.
+in_capture() {
+    { tq "$1" list nvtx:pitfall_sync | sed 's/^/P\t/'; tq "$1" list nvtx:pitfall_legacy | sed 's/^/P\t/'
+      tq "$1" returned api | sed 's/^/A\t/'; } | awk -F'\t' '
+        $1 == "P" { np++; ps[np] = $2; pe[np] = $3; next }
+        {
+            for (i = 1; i <= np; i++) if ($2 + 0 >= ps[i] && $2 + 0 <= pe[i]) next
+            if ($7 ~ /^cudaStreamBeginCapture/) { open = 1; next }
+            if ($7 ~ /^cudaStreamEndCapture/) { open = 0; next }
+            if (!open) next
+            if ($13 != "0" && $13 != "-" || $7 ~ /Synchronize$|^cudaMemcpy$|^cudaMemset$|^cudaStreamQuery$|^cudaEventQuery$|^cudaMalloc$|^cudaFree$/)
+                print $7 " at " $2 " ms returned " $13
+        }'
+}
+
+@test "no call during a capture waits for the GPU (the pitfall part aside)" {
+    need_run main
+    need_trace main
+    local o first code
+    o=$(in_capture main)
+    draw_on_fail main --window nvtx:capture --window nvtx:fork_capture
+    [ -z "$o" ] && return 0
+    first=$(head -n 1 <<<"$o")
+    code=${first##* }
+    say_fail "between cudaStreamBeginCapture and cudaStreamEndCapture only work queued into the captured streams" \
+        "$(tr '\n' ';' <<<"$o" | sed 's/;$//; s/;/; /g') ($(err_name "$code"))" \
+        "while a stream is captured its work is recorded, not run: a wait for it (cudaStreamSynchronize, cudaDeviceSynchronize, a plain cudaMemcpy) is refused and breaks the capture; wait after cudaStreamEndCapture, or for the replay"
+}
+
+# ------------------------------------------------------------ part 1
+
+@test "the stream loop launches every kernel itself, K times N" {
+    need_run main
+    need_trace main
+    local k n launches graphs
+    k=$(need_figure main iterations) || return 1
+    n=$(need_figure main kernels) || return 1
+    k=${k%%.*} n=${n%%.*}
+    draw_on_fail main --window nvtx:stream_loop
+    launches=$(count_calls main '^cudaLaunchKernel' --window nvtx:stream_loop)
+    graphs=$(count_calls main '^cudaGraphLaunch' --window nvtx:stream_loop)
+    is_true 'l == k * n && g == 0' l="$launches" k="$k" n="$n" g="$graphs" || say_fail \
+        "$(awk -v k="$k" -v n="$n" 'BEGIN { print k * n }') cudaLaunchKernel calls ($k iterations of $n) and no cudaGraphLaunch in \"stream_loop\"" \
+        "$launches cudaLaunchKernel, $graphs cudaGraphLaunch" \
+        "keep the given stream loop: it is what the graph is measured against"
+}
+
+@test "the replay loop makes one cudaGraphLaunch per replay and nothing else" {
+    need_run main
+    need_trace main
+    local k launches kernels captures inst
+    k=$(need_figure main iterations) || return 1
+    k=${k%%.*}
+    draw_on_fail main --window nvtx:graph_loop
+    launches=$(count_calls main '^cudaGraphLaunch' --window nvtx:graph_loop)
+    kernels=$(count_calls main '^cudaLaunchKernel' --window nvtx:graph_loop)
+    captures=$(count_calls main '^cudaStream(Begin|End)Capture' --window nvtx:graph_loop)
+    inst=$(count_calls main '^cudaGraphInstantiate' --window nvtx:graph_loop)
+    is_true 'l == k && n + c + i == 0' l="$launches" k="$k" n="$kernels" c="$captures" i="$inst" || say_fail \
+        "$k cudaGraphLaunch calls in \"graph_loop\", and no kernel launch, capture or instantiation" \
+        "$launches cudaGraphLaunch, $kernels cudaLaunchKernel, $captures capture calls, $inst cudaGraphInstantiate" \
+        "capture and instantiate once, before the loop (TODO 1, 2); in the loop, only cudaGraphLaunch(exec, s) (TODO 3): a graph launched again needs no new capture"
+}
+
+# replays_of RUN: each replay of "graph_loop", by its launch's correlation
+# id, one line: "CORR KERNELS GRAPHS NODES NAMES SIG": how many kernels it
+# ran, its distinct graph ids (comma-separated, "-" for a kernel no graph
+# launched), its distinct node ids, its distinct kernel names, and its node
+# ids sorted (to compare replays).
+replays_of() {
+    tq "$1" graph kernel --window nvtx:graph_loop+gpu | awk -F'\t' '
+        !($13 in seen) { seen[$13] = 1; order[++n] = $13 }
+        { c = $13; k[c]++
+          if (!((c, "g", $11) in h)) { h[c, "g", $11] = 1; g[c] = g[c] (g[c] == "" ? "" : ",") $11 }
+          if (!((c, "n", $12) in h)) { h[c, "n", $12] = 1; nn[c]++; nodes[c] = nodes[c] " " $12 }
+          if (!((c, "k", $6) in h)) { h[c, "k", $6] = 1; kn[c]++ } }
+        END { for (i = 1; i <= n; i++) { c = order[i]
+                m = split(nodes[c], a, " "); s = ""
+                # node ids may pass 2^53: compare them as strings, shorter first
+                for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++)
+                    if (length(a[y]) < length(a[x]) || length(a[y]) == length(a[x]) && (a[y] "") < (a[x] ""))
+                        { t = a[x]; a[x] = a[y]; a[y] = t }
+                for (x = 1; x <= m; x++) s = s (x > 1 ? "," : "") a[x]
+                print c, k[c], g[c], nn[c], kn[c], s } }'
+}
+
+@test "every replay runs the captured kernels: one graph, N nodes, the same each time" {
+    need_run main
+    need_trace main
+    local k n captured reps count bad
+    k=$(need_figure main iterations) || return 1
+    n=$(need_figure main kernels) || return 1
+    k=${k%%.*} n=${n%%.*}
+    draw_on_fail main --window nvtx:capture --window 'nvtx:graph_loop+gpu'
+    captured=$(count_calls main '^cudaLaunchKernel' --window nvtx:capture)
+    [ "$captured" = "$n" ] || { say_fail \
+        "the capture records the $n launches of one iteration: $n cudaLaunchKernel calls in \"capture\"" \
+        "$captured" \
+        "launch all N kernels after cudaStreamBeginCapture and before cudaStreamEndCapture (TODO 1): a kernel launched before the capture runs once, at once, and is not in the graph"; return 1; }
+    reps=$(replays_of main)
+    count=$(awk 'NF { n++ } END { print n + 0 }' <<<"$reps")
+    bad=$(awk -v n="$n" '
+        $2 != n { print "a replay ran " $2 " kernels"; exit }
+        $3 == "-" || $3 ~ /,/ { print "a replay ran kernels of graph ids " $3 " (- : launched outside a graph)"; exit }
+        $4 != n { print "a replay ran " $4 " distinct graph nodes"; exit }
+        NR == 1 { g = $3; s = $6 }
+        $3 != g { print "replays ran graphs " g " and " $3; exit }
+        $6 != s { print "the replays ran different graph nodes"; exit }' <<<"$reps")
+    [ "$count" = "$k" ] && [ -z "$bad" ] || say_fail \
+        "$k replays, each $n kernels of one graph, $n distinct nodes, the same graph and nodes in every replay" \
+        "$count replays with kernels of a graph${bad:+; $bad}" \
+        "one capture, one cudaGraphInstantiate, and a cudaGraphLaunch of that exec per replay (TODO 1-3)"
+}
+
+# loop_time NAME FIGURE RUN: passes, or says what is wrong: the NVTX range NAME
+# ended after the last kernel launched in it (the host waited; 0.02 ms
+# allowed for CUPTI's placing of GPU times on the host's clock), and the
+# printed FIGURE (us per iteration) times the iterations is the range's
+# length, within 0.5% + 0.1 ms (the same host interval, read twice). RUN
+# comes last: second_chance gives it.
+loop_time() {
+    local name=$1 fig=$2 run=$3 k us range last d
+    k=$(figure "$run" iterations)
+    us=$(figure "$run" "$fig")
+    range=$(tq "$run" list "nvtx:$name" | awk -F'\t' 'NR == 1 { print $1, $2 }')
+    last=$(tq "$run" list kernel --window "nvtx:$name+gpu" | awk -F'\t' '$2 + 0 > e { e = $2 + 0 } END { print e + 0 }')
+    [ -n "$range" ] && [ -n "$us" ] && [ -n "$k" ] || {
+        say_fail "an NVTX range \"$name\" and the figures $fig and iterations" \
+            "range: ${range:-none}; $fig = ${us:-none}" "keep the given loop and its figures"; return 1; }
+    is_true 'e >= l - 0.02' e="${range#* }" l="$last" || { say_fail \
+        "\"$name\" ends after its last kernel ends, at $(fmt "$last") ms: the host waited for the loop's work" \
+        "\"$name\" ended at $(fmt "${range#* }") ms" \
+        "the time of a loop of launches counts the work only if the host waits for it: keep cudaStreamSynchronize(s) after the loop, before t1"; return 1; }
+    d=$(awk -v u="$us" -v k="$k" -v a="${range% *}" -v b="${range#* }" \
+        'BEGIN { d = u * k / 1000 - (b - a); print (d < 0 ? -d : d) - 0.005 * (b - a) }')
+    is_true 'd <= 0.1' d="$d" || say_fail \
+        "$fig x $k iterations = the length of \"$name\", $(fmt "$(awk -v r="$range" 'BEGIN { split(r, x, " "); print x[2] - x[1] }')") ms" \
+        "$fig = $us us: $(fmt "$(awk -v u="$us" -v k="$k" 'BEGIN { print u * k / 1000 }')") ms" \
+        "$fig is the host time of the whole loop, t1 - t0 in ms, times 1000 for us, divided by the iterations"
+}
+
+@test "each loop's host time covers its kernels and is the time printed" {
+    need_run main
+    need_trace main
+    draw_on_fail main --window 'nvtx:stream_loop+gpu' --window 'nvtx:graph_loop+gpu'
+    second_chance main loop_time stream_loop stream_us || return 1
+    second_chance main loop_time graph_loop graph_us
+}
+
+# ------------------------------------------------------------ part 2
+
+# branches RUN WINDOW: "OVERLAP A_ORDER B_ORDER" for branch_a_kernel and
+# branch_b_kernel in WINDOW: the share of the shorter one that overlaps the
+# other, and the order of each against join_kernel (before: the branch
+# ended before the join began).
+branches() {
+    local run=$1 ov a b
+    shift
+    ov=$(tq "$run" overlap kernel:branch_a kernel:branch_b "$@" |
+        awk '{ print ($2 > $3 ? $2 : $3) }')
+    a=$(tq "$run" order kernel:branch_a kernel:join "$@") || true
+    b=$(tq "$run" order kernel:branch_b kernel:join "$@") || true
+    echo "${ov:-0} ${a:-missing} ${b:-missing}"
+}
+
+# fork_runs RUN: one line per run of the fork and join: "NAME OVERLAP A B"
+# (branches): "streams" for the run on the streams, "replay K" for each.
+fork_runs() {
+    local r n
+    echo "streams $(branches "$1" --window 'nvtx:fork_stream+gpu')"
+    n=$(tq "$1" count nvtx:replay)
+    for r in $(seq 1 "$n"); do
+        echo "replay_$r $(branches "$1" --window "nvtx:replay#$r+gpu")"
+    done
+}
+
+@test "the two branches run at the same time, on the streams and in every replay" {
+    need_run main
+    need_trace main
+    local runs bad want
+    want=$(need_figure main fork_replays) || return 1
+    want=${want%%.*}
+    draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay+gpu'
+    runs=$(fork_runs main)
+    bad=$(awk -v m="$OVERLAP_MIN" '$2 + 0 < m { printf "%s%s: %.0f%%", (n++ ? "; " : ""), $1, 100 * $2 }' <<<"$runs")
+    [ "$(awk '/^replay_/ { n++ } END { print n + 0 }' <<<"$runs")" = "$want" ] && [ -z "$bad" ] || say_fail \
+        "branch_a_kernel and branch_b_kernel overlapping for at least $(awk -v m="$OVERLAP_MIN" 'BEGIN { print 100 * m }')% of the shorter, on the streams and in each of the $want replays" \
+        "${bad:-$(awk '/^replay_/ { n++ } END { print n + 0 }' <<<"$runs") replays}" \
+        "branch A on the origin stream, branch B on the side stream, the side stream told to wait for forked only (TODO 4): the capture keeps what the streams say, so two branches on one stream are one chain in the graph too"
+}
+
+@test "the join starts after both branches end, on the streams and in every replay" {
+    need_run main
+    need_trace main
+    local runs bad want end reps
+    draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay+gpu'
+    runs=$(fork_runs main)
+    bad=$(awk '$3 != "before" || $4 != "before" { printf "%s%s: branch A %s, branch B %s the join", (n++ ? "; " : ""), $1, $3, $4 }' <<<"$runs")
+    # the capture of the fork and join must have ended, and its replays run
+    end=$(tq main returned api:cudaStreamEndCapture --window nvtx:fork_capture | cut -f 12 | head -n 1)
+    [ "${end:-0}" = 0 ] || bad+="${bad:+; }the capture's cudaStreamEndCapture returned $end ($(err_name "$end"))"
+    want=$(figure main fork_replays)
+    reps=$(awk '/^replay_/ { n++ } END { print n + 0 }' <<<"$runs")
+    [ "$reps" = "${want%%.*}" ] ||
+        bad+="${bad:+; }$reps replays of ${want:-(no figure fork_replays)}"
+    [ -z "$bad" ] || say_fail \
+        "join_kernel starts after branch_a_kernel and branch_b_kernel end, on the streams and in each replay" \
+        "$bad" \
+        "record joined on the side stream after branch B, and make the origin stream wait for it before the join (TODO 5): an event recorded before the work it should mark marks nothing"
+}
+
+# read_after RUN: one line per replay whose result was read before its GPU
+# work ended (0.02 ms allowed, as in loop_time): "replay K: read at MS ms,
+# its work ended at MS ms".
+read_after() {
+    local r n end read
+    n=$(tq "$1" count nvtx:replay)
+    for r in $(seq 1 "$n"); do
+        end=$(tq "$1" list gpu --window "nvtx:replay#$r+gpu" | awk -F'\t' '$2 + 0 > e { e = $2 + 0 } END { print e + 0 }')
+        read=$(nvtx_nth "$1" read "$r")
+        read=${read% *}
+        is_true 'r >= e - 0.02' r="${read:-0}" e="$end" ||
+            echo "replay $r: read at $(fmt "${read:-0}") ms, its work ended at $(fmt "$end") ms"
+    done
+}
+
+@test "each replay's result is read after the replay ends" {
+    need_run main
+    need_trace main
+    local o n
+    n=$(tq main count nvtx:read)
+    draw_on_fail main --window 'nvtx:replay#1+gpu' --window 'nvtx:read#1'
+    o=$(read_after main)
+    [ "$n" -ge 1 ] && [ -z "$o" ] || say_fail \
+        "each NVTX range \"read\" starts after the GPU work of its replay ends" \
+        "${o:-no range \"read\"}" \
+        "cudaGraphLaunch returns before the replay runs: wait for the origin stream before reading h_out (TODO 7)"
+}
+
+
+# ------------------------------------------------------------ part 3
+
+# pitfall RUN RANGE CALL_REGEX FIGURE END_FIGURE: "ok", or what is wrong:
+# in NVTX range RANGE the trace has a cudaStreamBeginCapture, a call
+# matching CALL_REGEX that returned an error, and a cudaStreamEndCapture;
+# the program printed FIGURE = the call's code and END_FIGURE = the end's.
+pitfall() {
+    local run=$1 range=$2 re=$3 fig=$4 endfig=$5 calls got gotend code endcode
+    calls=$(tq "$run" returned api --window "nvtx:$range") || true
+    code=$(awk -F'\t' -v re="$re" '$6 ~ re { print $12; exit }' <<<"$calls")
+    endcode=$(awk -F'\t' '$6 ~ /^cudaStreamEndCapture/ { print $12; exit }' <<<"$calls")
+    got=$(figure "$run" "$fig")
+    gotend=$(figure "$run" "$endfig")
+    grep -q $'\tcudaStreamBeginCapture' <<<"$calls" && [ -n "$code" ] || {
+        echo "in \"$range\": $(grep -q $'\tcudaStreamBeginCapture' <<<"$calls" && echo "a capture, but no call matching $re" || echo "no capture begun")"; return 0; }
+    [ "$code" != 0 ] || { echo "in \"$range\": the call returned cudaSuccess"; return 0; }
+    is_true 'g == c' g="${got:--1}" c="$code" || {
+        echo "in \"$range\": the call returned $code ($(err_name "$code")), the program printed $fig = ${got:-nothing}"; return 0; }
+    is_true 'g == c' g="${gotend:--1}" c="${endcode:--2}" || {
+        echo "in \"$range\": cudaStreamEndCapture returned ${endcode:-nothing} ($(err_name "$endcode")), the program printed $endfig = ${gotend:-nothing}"; return 0; }
+    echo ok
+}
+
+@test "the pitfall part reports what the runtime said" {
+    need_run main
+    need_trace main
+    local a b
+    draw_on_fail main --window nvtx:pitfall_sync --window nvtx:pitfall_legacy
+    a=$(pitfall main pitfall_sync '^cudaStreamSynchronize' sync_in_capture sync_end_capture)
+    b=$(pitfall main pitfall_legacy '^cudaMemsetAsync' legacy_in_capture legacy_end_capture)
+    [ "$a" = ok ] && [ "$b" = ok ] || say_fail \
+        "each refused call made during its capture, its answer and cudaStreamEndCapture's printed as the trace recorded them" \
+        "$([ "$a" = ok ] || echo "$a")$([ "$a" != ok ] && [ "$b" != ok ] && echo "; ")$([ "$b" = ok ] || echo "$b")" \
+        "make the call itself and keep what it returns, outside CUDA_CHECK (TODO 8): the lesson is the runtime's answer"
+}
+
+@test "the replayed graph is updated in place, not captured again" {
+    need_run main
+    need_trace main
+    local calls begins inst sets launches graphs
+    draw_on_fail main --window nvtx:update
+    calls=$(tq main list api --window nvtx:update) || true
+    begins=$(awk -F'\t' '$6 ~ /^cudaStreamBeginCapture/ { n++ } END { print n + 0 }' <<<"$calls")
+    inst=$(awk -F'\t' '$6 ~ /^cudaGraphInstantiate/ { n++ } END { print n + 0 }' <<<"$calls")
+    sets=$(awk -F'\t' '$6 ~ /^cudaGraphExec(KernelNodeSetParams|NodeSetParams|Update)/ { n++ } END { print n + 0 }' <<<"$calls")
+    launches=$(awk -F'\t' '$6 ~ /^cudaGraphLaunch/ { n++ } END { print n + 0 }' <<<"$calls")
+    graphs=$(tq main graph kernel:update_kernel --window nvtx:update+gpu | cut -f 11 | sort -u | paste -sd, -)
+    [ "$begins" = 1 ] && [ "$inst" = 1 ] && [ "$sets" -ge 1 ] && [ "$launches" = 2 ] &&
+        [[ $graphs =~ ^[0-9]+$ ]] || say_fail \
+        "in \"update\": one capture, one cudaGraphInstantiate, a cudaGraphExecKernelNodeSetParams (or cudaGraphExecUpdate), two cudaGraphLaunch running update_kernel in one graph" \
+        "$begins captures, $inst cudaGraphInstantiate, $sets updates of the exec, $launches cudaGraphLaunch; update_kernel ran in graph ${graphs:-none}" \
+        "change the parameters in the instantiated graph: cudaGraphExecKernelNodeSetParams(exec, node, &params) (TODO 9); capturing and instantiating again costs what the graph saves"
+}
+
+# ------------------------------------------------------------ every lab
+
+@test "a bad option is refused with usage and exit status 2" {
+    check_usage badopt --frobnicate
+}
+
+@test "without a CUDA device it says why and exits 77" {
+    check_no_device
+}
+
+# Your run (run-checks prints it after the checks; never graded): the answers
+# to the README's "Predict, then measure", from this run's trace and output.
+your_run() {
+    your_run_ok main || return 0
+    local k
+    k=$(figure main iterations)
+    your_fig speedup "$(ratio "$(figure main stream_us)" "$(figure main graph_us)")" x \
+        "host time per iteration, stream loop / graph loop"
+    your_fig stream_us "$(figure main stream_us)" us \
+        "host time per iteration of N launches on a stream"
+    your_fig graph_gpu_us "$(awk -v u="$(tq main union kernel --window 'nvtx:graph_loop+gpu')" -v k="$k" \
+        'BEGIN { if (k > 0 && u != "") printf "%.6g\n", 1000 * u / k }')" us \
+        "GPU time per replay with a kernel running (the trace)"
+}
