@@ -252,10 +252,13 @@ replays_of() {
 
 # loop_time NAME FIGURE RUN: passes, or says what is wrong: the NVTX range NAME
 # ended after the last kernel launched in it (the host waited; 0.02 ms
-# allowed for CUPTI's placing of GPU times on the host's clock), and the
-# printed FIGURE (us per iteration) times the iterations is the range's
-# length, within 0.5% + 0.1 ms (the same host interval, read twice). RUN
-# comes last: second_chance gives it.
+# allowed for CUPTI's placing of GPU times on the host's clock); the printed
+# time, laid from the range's start, reaches past that kernel's end too
+# (0.01 ms allowed: the clock is read right after the range opens), so it was
+# read after the wait, not before it with the wait still inside the range;
+# and the printed FIGURE (us per iteration) times the iterations is the
+# range's length, within 0.5% + 0.1 ms (the same host interval, read twice).
+# RUN comes last: second_chance gives it.
 loop_time() {
     local name=$1 fig=$2 run=$3 k us range last d
     k=$(figure "$run" iterations)
@@ -269,6 +272,12 @@ loop_time() {
         "\"$name\" ends after its last kernel ends, at $(fmt "$last") ms: the host waited for the loop's work" \
         "\"$name\" ended at $(fmt "${range#* }") ms" \
         "the time of a loop of launches counts the work only if the host waits for it: keep cudaStreamSynchronize(s) after the loop, before t1"; return 1; }
+    local pe
+    pe=$(awk -v u="$us" -v k="$k" -v a="${range% *}" 'BEGIN { printf "%.6f", a + u * k / 1000 }')
+    is_true 'p >= l - 0.01' p="$pe" l="$last" || { say_fail \
+        "$fig x $k iterations, from the start of \"$name\", reaches past its last kernel's end at $(fmt "$last") ms: the clock was read after the wait" \
+        "it ends at $(fmt "$pe") ms, $(fmt "$(awk -v p="$pe" -v l="$last" 'BEGIN { print l - p }')") ms before that kernel ended" \
+        "read t1 after cudaStreamSynchronize(s), not before it: a clock read right after the launches times the launches only, while the GPU still works"; return 1; }
     d=$(awk -v u="$us" -v k="$k" -v a="${range% *}" -v b="${range#* }" \
         'BEGIN { d = u * k / 1000 - (b - a); print (d < 0 ? -d : d) - 0.005 * (b - a) }')
     is_true 'd <= 0.1' d="$d" || say_fail \
