@@ -1161,7 +1161,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	# swaps 64 MiB each way at once, staged then direct, each one exchange
 	# to warm up and 3 timed ones in NVTX ranges "staged" and "direct"
 	# (staged records of about 2.3 ms, direct of 0.27-0.28 ms cold and
-	# 0.174 ms warm); format 3, recorded 2026-11-26.
+	# 0.174 ms warm); format 4, recorded 2026-11-26.
 	# Replays recorded again: read these numbers off the new r.trace.
 	F="$RP/09-multi-gpu/solution/r.trace"
 	run -0 "$ST" query "$F" devices; echo "$output"
@@ -1169,8 +1169,8 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	run -0 "$ST" query "$F" count p2p:host; echo "$output"; expect 9
 	run -0 "$ST" query "$F" count p2p:direct; echo "$output"; expect 8
 	run -0 "$ST" query "$F" count p2p --window nvtx:staged; echo "$output"; expect 6
-	run -0 "$ST" query "$F" total p2p:host --window nvtx:staged; echo "$output"; expect 13.592281
-	run -0 "$ST" query "$F" total p2p:direct; echo "$output"; expect 1.593795
+	run -0 "$ST" query "$F" total p2p:host --window nvtx:staged; echo "$output"; expect 13.510586
+	run -0 "$ST" query "$F" total p2p:direct; echo "$output"; expect 1.594143
 	run -0 "$ST" query "$F" order p2p:host p2p:direct; echo "$output"; expect before
 	# a P2P record sits on the stream it was queued on, of either GPU
 	run -0 "$ST" query "$F" streams p2p; echo "$output"
