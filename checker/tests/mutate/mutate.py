@@ -948,11 +948,16 @@ def run(args):
         d = os.path.join(out, lab)
         keep = set(args.only.replace(',', ' ').split()) if args.only else None
         if args.again:
+            # what the earlier runs settled is carried over; the rest runs:
+            # survivors, equivalents, mutants not judged, and every mutant
+            # they never saw (a solution changed since makes new ones; one
+            # that is no longer made is left out)
             prev = previous_verdicts(args.again, lab)
-            keep = {mid for mid, row in prev.items() if row[4] not in SETTLED}
+            ids = {'m-' + m.id for m in mutants}
+            settled = {mid for mid, row in prev.items() if row[4] in SETTLED and mid in ids}
+            keep = ids - settled
             with open(os.path.join(d, 'carried'), 'w', encoding='utf-8') as f:
-                f.writelines('\t'.join(row) + '\n' for mid, row in sorted(prev.items())
-                             if mid not in keep and not mid.startswith('k-'))
+                f.writelines('\t'.join(prev[mid]) + '\n' for mid in sorted(settled))
         if keep is not None:
             mutants = [m for m in mutants if 'm-' + m.id in keep or m.id in keep]
             with open(os.path.join(d, 'only'), 'w') as f:
@@ -1238,7 +1243,7 @@ def main(argv):
                    help='list every survivor the GPU did the same for as equivalent, with its runs')
     r.add_argument('--again', nargs='+', metavar='REPORT',
                    help='run only what earlier runs (their report.tsv) did not settle: survivors, '
-                        'equivalents, mutants not judged; carry the rest over')
+                        'equivalents, mutants not judged, mutants they never saw; carry the rest over')
     r.add_argument('--no-kit', dest='kit', action='store_false',
                    help='leave out the kit\'s own mutants (checker/tests/mutants)')
     g = sub.add_parser('generate')
