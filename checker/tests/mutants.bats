@@ -1264,6 +1264,23 @@ for r in ('staged', 'direct'):
 
 L10=10-graphs
 
+@test "lab 10: kernels, a copy back or a wait put on a default stream, the fork's first kernel left out of its graph, and the given waits left out or moved fail the checks added for them, the hint naming the cause; the solution's runs pass them" {
+    local streams="every kernel, graph launch, copy back, event and wait is on a stream the program created"
+    local ranges="each timed or checked range begins after the host waited for the work queued before it"
+    pass_all $L10 "$streams" solution solution-2
+    fail_with $L10 "$streams" "the part.s streams are non-blocking: .*cudaStreamSynchronize\(0\) waits for stream 0 only" m-5fbf1040 m-e6392005.2
+    log_has $L10 m-5fbf1040 'seen: *step_kernel on the legacy default stream (cudaLaunchKernel) x6400$'
+    pass_all $L10 "$ranges" solution solution-2
+    fail_with $L10 "$ranges" "keep the given waits: .*after each cudaGraphUpload" m-9dd900eb m-babbf2c2.3
+    log_has $L10 m-9dd900eb 'seen: *"fork_stream" #1 began at .*: the memset on stream 7 (cudaMemset, queued at'
+    fail_with $L10 "part 3 waits for each copy back before it reads the result" ".*keep the given cudaStreamSynchronize\(s\) right after each copy back" m-babbf2c2.5
+    fail_with $L10 "each loop's host time covers its kernels and is the time printed" ".*keep cudaStreamSynchronize\(s\) after the loop" m-babbf2c2.2
+    log_has $L10 m-babbf2c2.2 'seen: *no wait after the last launch in "stream_loop"$'
+    fail_with $L10 "every replay of the fork runs its whole capture: pre_kernel, both branches, the join and the copy back, in one graph" \
+        ".*keep pre_kernel on f->origin" m-65cad534
+    log_has $L10 m-65cad534 'seen: *replay 1: pre_kernel x0$'
+}
+
 @test "lab 10: a survivor that leaves out a free did all else the solution did, call for call, and printed the same" {
     skip_full "a proof of make mutate's; the quick run keeps one a lab"
     same_calls $L10 frees m-40bd8af0 m-10dec016 m-fed05823 m-a11dca24 m-0e73dbf7 m-e987a0c5 m-5080cffb m-a9a1e765 \
