@@ -266,10 +266,12 @@ unwaited() {
 @test "each timed or checked range begins after the host waited for the work queued before it" {
     need_run main
     need_trace main
-    local o first
+    local o span
     o=$(unwaited main)
-    first=$(head -n 1 <<<"$o" | sed 's/^"\([^"]*\)" #\([0-9]*\).*/\1#\2/')
-    draw_on_fail main --from 0 --window "nvtx:${first:-stream_loop#1}"
+    # the first: from its work's queuing to the later of its end and the range's start
+    span=$(head -n 1 <<<"$o" | sed -n 's/.* began at \([0-9.]*\) ms: .*queued at \([0-9.]*\) ms) ended at \([0-9.]*\) ms.*/\2 \1 \3/p' |
+        awk '{ e = ($2 > $3 ? $2 : $3); d = e - $1; printf "%.3f %.3f", $1 - 0.2 * d, e + 0.2 * d }')
+    if [ -n "$span" ]; then draw_on_fail main --from "${span% *}" --to "${span#* }"; else draw_on_fail main; fi
     [ -z "$o" ] || say_fail \
         "every copy, kernel and memset queued before ${WAITED_RANGES// /, } ended before a wait that the host made before the range returned" \
         "$(tr '\n' ';' <<<"$o" | sed 's/;$//; s/;/; /g')" \
