@@ -98,21 +98,8 @@ static uint32_t cpu_slice(uint32_t seed)
 
 /* ---------------------------------------------------------------- kernels */
 
-/*
- * out[i] = K steps from in[i] (lcg_steps, common/scramble.h), for the long
- * kernels. A grid-stride loop: any grid covers all n.
- */
-__device__ static void long_work(uint32_t *out, const uint32_t *in, size_t n,
-                                 uint32_t steps)
-{
-    size_t i;
-
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        out[i] = lcg_steps(in[i], steps);
-}
-
-/* Part 1's kernel. */
+/* Part 1's kernel: K steps from in[i] (long_work, common/scramble.h), a
+ * grid-stride loop, so any grid covers all n. */
 __global__ void busy_kernel(uint32_t *out, const uint32_t *in, size_t n,
                             uint32_t steps)
 {

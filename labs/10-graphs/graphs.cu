@@ -70,20 +70,9 @@ __global__ void step_kernel(uint32_t *x, size_t n)
         x[i] = lcg_steps(x[i], SMALL_STEPS);
 }
 
-/* out[i] = K steps from in[i], a grid-stride loop: any grid covers all n. */
-__device__ static void long_work(uint32_t *out, const uint32_t *in, size_t n,
-                                 uint32_t steps)
-{
-    size_t i;
-
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        out[i] = lcg_steps(in[i], steps);
-}
-
-/* Part 2: the kernel before the fork, the two branches, the join. Branch B
- * does twice branch A's work: a join that waits for A alone starts while B
- * still runs. */
+/* Part 2: the kernel before the fork, the two branches (K steps of each
+ * number, long_work in common/scramble.h), the join. Branch B does twice
+ * branch A's work: a join that waits for A alone starts while B still runs. */
 __global__ void pre_kernel(uint32_t *mid, const uint32_t *in, size_t n)
 {
     long_work(mid, in, n, PRE_STEPS);
