@@ -492,14 +492,11 @@ static size_t part_pipeline(uint32_t seed)
            "in its stream's scratch\n", PIPE_N / (1048576u / 4), PIPE_CHUNKS, PIPE_STREAMS);
     bad = verify_pipeline(&pl);
 
-    for (a = 0; a < PIPE_STREAMS; a++)
-        CUDA_CHECK(cudaStreamDestroy(pl.streams[a]));
-    CUDA_CHECK(cudaFreeHost(pl.h_in));
-    CUDA_CHECK(cudaFreeHost(pl.h_out));
-    CUDA_CHECK(cudaFreeHost(pl.h_bins));
-    CUDA_CHECK(cudaFree(pl.d_in));
-    CUDA_CHECK(cudaFree(pl.d_out));
-    CUDA_CHECK(cudaFree(pl.d_bins));
+    /* The host waited for the whole pipeline: nothing queued uses these now. */
+    void *d[] = { pl.d_in, pl.d_out, pl.d_bins }, *h[] = { pl.h_in, pl.h_out, pl.h_bins };
+
+    lab_destroy_streams(pl.streams, PIPE_STREAMS);
+    lab_free_all(d, 3, h, 3);
     return bad;
 }
 
