@@ -243,12 +243,12 @@ static size_t part_capture(unsigned int nk, unsigned int k, uint32_t seed)
     CUDA_CHECK(cudaMemcpy(h_x, d_graph, bytes, cudaMemcpyDeviceToHost));
     bad += check_steps("graph", h_x, SMALL_N, k * nk * SMALL_STEPS, seed, 0);
 
+    /* The host waited for both loops: nothing queued uses these now. */
+    void *d[] = { d_stream, d_graph, d_warm }, *h[] = { h_x };
+
     CUDA_CHECK(cudaGraphExecDestroy(exec));
     CUDA_CHECK(cudaGraphDestroy(graph));
-    CUDA_CHECK(cudaFree(d_stream));
-    CUDA_CHECK(cudaFree(d_graph));
-    CUDA_CHECK(cudaFree(d_warm));
-    CUDA_CHECK(cudaFreeHost(h_x));
+    lab_free_all(d, 3, h, 1);
     CUDA_CHECK(cudaStreamDestroy(s));
     return bad;
 }
@@ -376,18 +376,16 @@ static size_t part_fork(unsigned int sms, uint32_t seed)
     lab_figure("fork_replays", FORK_REPLAYS, "replays of the fork/join graph");
     lab_figure("fork_replays_right", right, "replays whose whole result was right");
 
+    /* The host waited for every replay: nothing queued uses these now. */
+    cudaEvent_t events[] = { f.forked, f.joined };
+    cudaStream_t streams[] = { f.origin, f.side };
+    void *d[] = { f.d_in, f.d_mid, f.d_a, f.d_b, f.d_out }, *h[] = { f.h_out };
+
     CUDA_CHECK(cudaGraphExecDestroy(exec));
     CUDA_CHECK(cudaGraphDestroy(graph));
-    CUDA_CHECK(cudaEventDestroy(f.forked));
-    CUDA_CHECK(cudaEventDestroy(f.joined));
-    CUDA_CHECK(cudaFree(f.d_in));
-    CUDA_CHECK(cudaFree(f.d_mid));
-    CUDA_CHECK(cudaFree(f.d_a));
-    CUDA_CHECK(cudaFree(f.d_b));
-    CUDA_CHECK(cudaFree(f.d_out));
-    CUDA_CHECK(cudaFreeHost(f.h_out));
-    CUDA_CHECK(cudaStreamDestroy(f.origin));
-    CUDA_CHECK(cudaStreamDestroy(f.side));
+    lab_destroy_events(events, 2);
+    lab_free_all(d, 5, h, 1);
+    lab_destroy_streams(streams, 2);
     return bad;
 }
 
@@ -509,11 +507,12 @@ static size_t part_update(uint32_t seed)
     printf("part 3: one kernel's steps changed in the replayed graph, %u then %u\n",
            STEPS_BEFORE, STEPS_AFTER);
 
+    /* The host waited for the last replay: nothing queued uses these now. */
+    void *d[] = { d_in, d_out }, *h[] = { h_buf };
+
     CUDA_CHECK(cudaGraphExecDestroy(exec));
     CUDA_CHECK(cudaGraphDestroy(graph));
-    CUDA_CHECK(cudaFree(d_in));
-    CUDA_CHECK(cudaFree(d_out));
-    CUDA_CHECK(cudaFreeHost(h_buf));
+    lab_free_all(d, 2, h, 1);
     CUDA_CHECK(cudaStreamDestroy(s));
     return bad;
 }
