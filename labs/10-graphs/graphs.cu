@@ -105,6 +105,12 @@ __global__ void update_kernel(uint32_t *out, const uint32_t *in, size_t n,
     long_work(out, in, n, steps);
 }
 
+/* Every kernel above, for main() to load before the first capture. */
+static const void *const all_kernels[] = {
+    (const void *)step_kernel, (const void *)pre_kernel, (const void *)branch_a_kernel,
+    (const void *)branch_b_kernel, (const void *)join_kernel, (const void *)update_kernel,
+};
+
 /* ---------------------------------------------------------------- launchers */
 
 static unsigned int grid_of(size_t n)
@@ -529,7 +535,6 @@ int main(int argc, char **argv)
         { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
     };
     cudaDeviceProp prop;
-    cudaFuncAttributes attr;
     uint32_t *d_scratch;
     size_t bad = 0;
 
@@ -537,16 +542,12 @@ int main(int argc, char **argv)
     prop = lab_pick_device();
     printf("graphs: on %s\n", prop.name);
     /*
-     * Load every kernel now. With lazy loading (the default on Linux since
-     * CUDA 12.2) a kernel's code is loaded at its first launch, and loading
-     * may wait for the GPU: not a thing to happen first inside a capture.
+     * Load every kernel now (lab_load_kernels, common/lab.h). With lazy
+     * loading (the default on Linux since CUDA 12.2) a kernel's code is
+     * loaded at its first launch, and loading may wait for the GPU: not a
+     * thing to happen first inside a capture.
      */
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, step_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, pre_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, branch_a_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, branch_b_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, join_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, update_kernel));
+    lab_load_kernels(all_kernels, sizeof all_kernels / sizeof *all_kernels);
 
     if (part == 0 || part == 1)
         bad += part_capture((unsigned int)kernels, (unsigned int)replays, (uint32_t)seed);
@@ -560,9 +561,6 @@ int main(int argc, char **argv)
         bad += part_update((uint32_t)seed);
     }
 
-    if (bad)
-        printf("RESULT: WRONG: %zu elements differ (see the parts above)\n", bad);
-    else
-        printf("RESULT: verified every result of every part that was run\n");
-    return bad ? LAB_EXIT_FAIL : LAB_EXIT_OK;
+    return lab_verdict(bad, "elements differ (see the parts above)",
+                       "every result of every part that was run");
 }
