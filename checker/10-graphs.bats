@@ -165,6 +165,150 @@ in_capture() {
         "while a stream is captured its work is recorded, not run: a wait for it (cudaStreamSynchronize, cudaDeviceSynchronize, a plain cudaMemcpy) is refused and breaks the capture; wait after cudaStreamEndCapture, or for the replay"
 }
 
+# off_created RUN: the work, events and waits the program queued on a
+# stream it did not create, one line each with a count: "WHAT on KIND
+# (CALL) xN". The given cudaMemcpy and cudaMemset calls (synchronous: the
+# legacy default stream is theirs) aside; a graph's nodes may run on a
+# stream of the runtime's own (`internal`), the graph's launch stream aside.
+off_created() {
+    { tq "$1" streams | awk '{ print "S\t" $1 "\t" $2 }'
+      tq "$1" returned api | awk -F'\t' '{ print "C\t" $11 "\t" $6 }'
+      tq "$1" corr gpu | awk -F'\t' '{ print "R\t" $11 "\t" $5 "\t" ($4 == "kernel" ? $6 : $4 == "memset" ? $4 : $4 " " $6) }'
+      tq "$1" corr event | awk -F'\t' '{ print "R\t" $11 "\t" $5 "\tevent record" }'
+      tq "$1" corr sync | awk -F'\t' '$5 != "-" { print "R\t" $11 "\t" $5 "\t" ($6 == "wait" ? "stream wait" : "wait for the stream") }'
+    } | awk -F'\t' '
+        $1 == "S" { kind[$2] = $3; next }
+        $1 == "C" { call[$2] = $3; next }
+        {
+            c = call[$2]; k = ($3 in kind) ? kind[$3] : "unknown"
+            if (c == "cudaMemcpy" || c == "cudaMemset") next
+            if (k == "created" || k == "internal" && c == "cudaGraphLaunch") next
+            w = $4; sub(/\(.*/, "", w)
+            name = (k == "default" ? "the legacy default stream" : k == "per-thread" ? "a per-thread default stream" : \
+                    k == "unknown" ? "a stream it never declared (a per-thread default stream that carried no work)" : "an " k " stream")
+            key = w " on " name " (" c ")"
+            if (!(key in n)) order[++m] = key
+            n[key]++
+        }
+        END { for (i = 1; i <= m; i++) print order[i] " x" n[order[i]] }'
+}
+
+# The given code puts every launch, copy back, event and wait on the stream
+# it created for that part. A kernel, a graph launch or a copy put on the
+# legacy default stream (0) still runs, and in a program this short usually
+# in the same order, but it is ordered with the part's non-blocking streams
+# by nothing; cudaStreamSynchronize(0) or (cudaStreamPerThread) waits for
+# its own stream only, not for the part's: the host goes on while the part's
+# work runs, and a run shows that only when the GPU happens to lag.
+@test "every kernel, graph launch, copy back, event and wait is on a stream the program created" {
+    need_run main
+    need_trace main
+    local o
+    o=$(off_created main)
+    draw_on_fail main
+    [ -z "$o" ] || say_fail \
+        "nothing but the given cudaMemcpy and cudaMemset on the legacy or a per-thread default stream" \
+        "$(tr '\n' ';' <<<"$o" | sed 's/;$//; s/;/; /g')" \
+        "the part's streams are non-blocking: the legacy default stream (0) and cudaStreamPerThread are not ordered with them (CUDA Runtime API, \"Stream synchronization behavior\"), so work put there races the part's own, and cudaStreamSynchronize(0) waits for stream 0 only, not for the part's stream: keep each call on the stream the given code names (s, f->origin, f->side)"
+}
+
+# The ranges a check times or reads from, each begun after the given code's
+# wait: part 1's two loops, part 2's run on the streams, its capture and
+# each replay, part 3's update.
+WAITED_RANGES="stream_loop graph_loop fork_stream fork_capture replay update"
+
+# unwaited RUN: for each range of WAITED_RANGES (each instance), the first
+# copy, kernel, memset or cudaGraphUpload (which has no record of its own:
+# its call's end stands for it) queued before it began that no wait covers: no
+# cudaStreamSynchronize or cudaDeviceSynchronize called after it was queued
+# and before the range began returned after it ended (0.02 ms allowed, as
+# in loop_time). A synchronous cudaMemcpy covers its own copy: the call
+# returns after it. One line each: "RANGE#K began at MS ms: WHAT".
+unwaited() {
+    local r
+    { for r in $WAITED_RANGES; do tq "$1" list "nvtx:$r" | awk -F'\t' -v r="$r" '{ print "N\t" $1 "\t" r }'; done
+      tq "$1" returned api | awk -F'\t' '{ print "C\t" $1 "\t" $2 "\t" $11 "\t" $6 "\t" $12 }'
+      tq "$1" corr gpu | awk -F'\t' '{ w = ($4 == "kernel" ? $6 : $4 == "memset" ? $4 : $4 " " $6); sub(/\(.*/, "", w); print "R\t" $1 "\t" $2 "\t" $11 "\t" w "\t" $5 }'
+    } | awk -F'\t' '
+        $1 == "N" { nn++; ns[nn] = $2 + 0; nname[nn] = $3; next }
+        $1 == "C" { cs[$4] = $2 + 0; cname[$4] = $5
+                    if ($5 ~ /^cuda(Stream|Device)Synchronize$/ && $6 == "0") { nw++; ws[nw] = $2 + 0; we[nw] = $3 + 0; wn[nw] = $5 }
+                    # an upload has no record: it ends at the latest when its call does
+                    if ($5 == "cudaGraphUpload") { nr++; rs[nr] = $2 + 0; re[nr] = $3 + 0; rc[nr] = $4; rw[nr] = "graph upload"; rst[nr] = "" }
+                    next }
+        { nr++; rs[nr] = $2 + 0; re[nr] = $3 + 0; rc[nr] = $4; rw[nr] = $5; rst[nr] = " on stream " $6 }
+        END {
+            for (i = 1; i <= nn; i++) {
+                k[nname[i]]++
+                for (j = 1; j <= nr; j++) {
+                    q = cs[rc[j]]
+                    if (!(rc[j] in cs) || q >= ns[i] || cname[rc[j]] == "cudaMemcpy") continue
+                    ok = 0
+                    for (w = 1; w <= nw && !ok; w++)
+                        if (ws[w] > q && ws[w] < ns[i] && we[w] >= re[j] - 0.02) ok = 1
+                    if (!ok) {
+                        printf "\"%s\" #%d began at %.3f ms: the %s%s (%s, queued at %.3f ms) ended at %.3f ms, and no wait made after it, before the range, returned after that\n", \
+                            nname[i], k[nname[i]], ns[i], rw[j], rst[j], cname[rc[j]], q, re[j]
+                        break
+                    }
+                }
+            }
+        }'
+}
+
+# Each timed or checked range starts with the GPU's earlier work done and
+# waited for, as the given code does. The waits it keeps: after the
+# warm-up, after each cudaGraphUpload (an upload is stream-ordered work: a
+# replay queued behind it would count it), after the poison memsets of part
+# 2 (cudaMemset may return before it is done, and it runs on the legacy
+# default stream, which part 2's non-blocking streams are not ordered with),
+# after each loop and replay.
+@test "each timed or checked range begins after the host waited for the work queued before it" {
+    need_run main
+    need_trace main
+    local o span
+    o=$(unwaited main)
+    # the first: from its work's queuing to the later of its end and the range's start
+    span=$(head -n 1 <<<"$o" | sed -n 's/.* began at \([0-9.]*\) ms: .*queued at \([0-9.]*\) ms) ended at \([0-9.]*\) ms.*/\2 \1 \3/p' |
+        awk '{ e = ($2 > $3 ? $2 : $3); d = e - $1; printf "%.3f %.3f", $1 - 0.2 * d, e + 0.2 * d }')
+    if [ -n "$span" ]; then draw_on_fail main --from "${span% *}" --to "${span#* }"; else draw_on_fail main; fi
+    [ -z "$o" ] || say_fail \
+        "every copy, kernel and memset queued before ${WAITED_RANGES// /, } ended before a wait that the host made before the range returned" \
+        "$(tr '\n' ';' <<<"$o" | sed 's/;$//; s/;/; /g')" \
+        "keep the given waits: cudaStreamSynchronize(s) after the warm-up and after each cudaGraphUpload (the upload is queued on the stream like work: a replay behind it times it too), cudaDeviceSynchronize() after part 2's cudaMemset calls (a memset may still run when it returns, on the legacy default stream, which the part's non-blocking streams do not wait for), and the wait that ends each loop and replay"
+}
+
+# copy_waits RUN: part 3's copies back (cudaMemcpyAsync, in the range
+# "update") whose call is not followed, next but for cudaGetLastError, by a
+# wait that returned after the copy ended (0.02 ms allowed): the host reads
+# the result right after. One line each.
+copy_waits() {
+    tq "$1" corr d2h --window nvtx:update+gpu | awk -F'\t' '{ print "R\t" $11 "\t" $2 }' >"$RUNS/$1.update_copies"
+    tq "$1" returned api | awk -F'\t' -v f="$RUNS/$1.update_copies" '
+        BEGIN { while ((getline l < f) > 0) { split(l, x, "\t"); end[x[2]] = x[3] + 0; n++ } }
+        $6 == "cudaGetLastError" { next }
+        pend != "" {
+            if (!($6 ~ /^cuda(Stream|Device)Synchronize$/ && $12 == "0" && $2 + 0 >= end[pend] - 0.02))
+                printf "the copy back queued at %.3f ms (ended at %.3f ms) is followed by %s at %.3f ms\n", qs, end[pend], $6, $1
+            pend = ""
+        }
+        ($11 in end) { pend = $11; qs = $1 }
+        END { if (pend != "") printf "the copy back queued at %.3f ms is the last call\n", qs }'
+}
+
+@test "part 3 waits for each copy back before it reads the result" {
+    need_run main
+    need_trace main
+    local o n
+    n=$(tq main count d2h --window nvtx:update+gpu)
+    draw_on_fail main --window nvtx:update+gpu
+    o=$(copy_waits main)
+    [ "$n" -ge 1 ] && [ -z "$o" ] || say_fail \
+        "each cudaMemcpyAsync back in \"update\" followed by cudaStreamSynchronize(s), which returns after the copy ends" \
+        "${o:-no copy back in \"update\"}" \
+        "cudaMemcpyAsync returns before its copy runs: keep the given cudaStreamSynchronize(s) right after each copy back, before check_steps reads h_buf"
+}
+
 # ------------------------------------------------------------ part 1
 
 @test "the stream loop launches every kernel itself, K times N" {
@@ -250,8 +394,10 @@ replays_of() {
         "one capture, one cudaGraphInstantiate, and a cudaGraphLaunch of that exec per replay (TODO 1-3)"
 }
 
-# loop_time NAME FIGURE RUN: passes, or says what is wrong: the NVTX range NAME
-# ended after the last kernel launched in it (the host waited; 0.02 ms
+# loop_time NAME FIGURE RUN: passes, or says what is wrong: the last wait
+# (cudaStreamSynchronize or cudaDeviceSynchronize) made in the NVTX range NAME
+# after its last launch returned after the last kernel launched in it ended,
+# and the range ended after that kernel too (the host waited; 0.02 ms
 # allowed for CUPTI's placing of GPU times on the host's clock); the printed
 # time, laid from the range's start, reaches past that kernel's end too
 # (0.01 ms allowed: the clock is read right after the range opens), so it was
@@ -268,6 +414,21 @@ loop_time() {
     [ -n "$range" ] && [ -n "$us" ] && [ -n "$k" ] || {
         say_fail "an NVTX range \"$name\" and the figures $fig and iterations" \
             "range: ${range:-none}; $fig = ${us:-none}" "keep the given loop and its figures"; return 1; }
+    # the wait: the last ...Synchronize call in the range, after its last
+    # launch, returned after the loop's last kernel ended (the same clock)
+    local wait
+    wait=$(tq "$run" returned api --window "nvtx:$name" | awk -F'\t' '
+        $6 ~ /^cuda(LaunchKernel|GraphLaunch)/ { w = ""; next }
+        $6 ~ /^cuda(Stream|Device)Synchronize$/ && $12 == "0" { w = $2 " " $6 }
+        END { print w }')
+    [ -n "$wait" ] || { say_fail \
+        "a wait (cudaStreamSynchronize) in \"$name\" after its last launch, returning after its last kernel ends at $(fmt "$last") ms" \
+        "no wait after the last launch in \"$name\"" \
+        "the time of a loop of launches counts the work only if the host waits for it: keep cudaStreamSynchronize(s) after the loop, before t1 (a GPU that keeps up with the launches hides the missing wait in one run, not in the next)"; return 1; }
+    is_true 'w >= l - 0.02' w="${wait%% *}" l="$last" || { say_fail \
+        "the wait after the loop (${wait#* }) returns after the loop's last kernel ends, at $(fmt "$last") ms" \
+        "it returned at $(fmt "${wait%% *}") ms" \
+        "wait for the loop's own stream, s, with cudaStreamSynchronize(s): a wait for another stream returns without waiting for s"; return 1; }
     is_true 'e >= l - 0.02' e="${range#* }" l="$last" || { say_fail \
         "\"$name\" ends after its last kernel ends, at $(fmt "$last") ms: the host waited for the loop's work" \
         "\"$name\" ended at $(fmt "${range#* }") ms" \
@@ -354,6 +515,39 @@ fork_runs() {
         "join_kernel starts after branch_a_kernel and branch_b_kernel end, on the streams and in each replay" \
         "$bad" \
         "record joined on the side stream after branch B, and make the origin stream wait for it before the join (TODO 5): an event recorded before the work it should mark marks nothing"
+}
+
+# fork_nodes RUN: one line per replay of the fork and join that did not run
+# the whole capture in one graph: pre_kernel, branch_a_kernel,
+# branch_b_kernel, join_kernel and the D2H copy back, each once, all with
+# one graph id: "replay K: WHAT".
+fork_nodes() {
+    local r n
+    n=$(tq "$1" count nvtx:replay)
+    for r in $(seq 1 "$n"); do
+        tq "$1" graph gpu --window "nvtx:replay#$r+gpu" | awk -F'\t' -v r="$r" '
+            { w = ($4 == "kernel" ? $6 : $4 == "memset" ? $4 : $4 " " $6); sub(/\(.*/, "", w); c[w]++; g[$(NF - 2)] = 1 }
+            END {
+                split("pre_kernel,branch_a_kernel,branch_b_kernel,join_kernel,copy D2H", want, ",")
+                for (i = 1; i <= 5; i++) if (c[want[i]] != 1) s = s (s == "" ? "" : ", ") want[i] " x" c[want[i]] + 0
+                ng = 0; ids = ""; for (x in g) { ng++; gid = x; ids = ids " " x }
+                if (ng != 1 || gid == "-") s = s (s == "" ? "" : ", ") "graph ids" (ng ? ids : " none") " (- : no graph)"
+                if (s != "") print "replay " r ": " s
+            }'
+    done
+}
+
+@test "every replay of the fork runs its whole capture: pre_kernel, both branches, the join and the copy back, in one graph" {
+    need_run main
+    need_trace main
+    local o n
+    n=$(tq main count nvtx:replay)
+    draw_on_fail main --window nvtx:fork_stream+gpu --window 'nvtx:replay#1+gpu'
+    o=$(fork_nodes main)
+    [ "$n" -ge 1 ] && [ -z "$o" ] || say_fail \
+        "in each NVTX range \"replay\", one graph running pre_kernel, branch_a_kernel, branch_b_kernel, join_kernel and a D2H copy, each once" \
+        "${o:-no range \"replay\"}" \
+        "a capture records only the work queued into the captured streams, the origin stream and those that waited for an event recorded in it: work put on another stream before the fork runs once, at once, and is missing from every replay (keep pre_kernel on f->origin, and the fork as TODO 4 says)"
 }
 
 # read_after RUN: one line per replay whose result was read before its GPU

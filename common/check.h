@@ -5,6 +5,8 @@
  *   my_kernel<<<grid, block>>>(...);
  *   CUDA_CHECK_LAUNCH();                   a bad launch configuration shows here
  *   lab_pick_device();                     no usable GPU: one line, exit 77
+ *   lab_free_all(d, 3, h, 2);              the end: cudaFree d[], cudaFreeHost h[]
+ *   lab_destroy_streams(s, 2);             ... cudaStreamDestroy s[]
  *
  * The message names the place, the CUDA error and the call that failed:
  *   sync_copy.cu:42: CUDA error cudaErrorInvalidValue: invalid argument
@@ -102,6 +104,40 @@ static inline cudaDeviceProp lab_pick_device(void)
                       err);
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     return prop;
+}
+
+/*
+ * The end of a part or a program, after its last wait, when nothing queued
+ * uses them any more: cudaFree each of d[0..nd), cudaFreeHost each of
+ * h[0..nh). A free whose time matters (one the lesson is about) stays a
+ * call of its own in the lab.
+ */
+static inline void lab_free_all(void *const *d, size_t nd, void *const *h, size_t nh)
+{
+    size_t i;
+
+    for (i = 0; i < nd; i++)
+        CUDA_CHECK(cudaFree(d[i]));
+    for (i = 0; i < nh; i++)
+        CUDA_CHECK(cudaFreeHost(h[i]));
+}
+
+/* The same end for streams s[0..n): cudaStreamDestroy each. */
+static inline void lab_destroy_streams(const cudaStream_t *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        CUDA_CHECK(cudaStreamDestroy(s[i]));
+}
+
+/* ... and for events e[0..n): cudaEventDestroy each. */
+static inline void lab_destroy_events(const cudaEvent_t *e, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        CUDA_CHECK(cudaEventDestroy(e[i]));
 }
 
 #endif /* LAB_CHECK_H */

@@ -8,7 +8,8 @@
  *   - it takes --seed S, and every input it makes comes from S;
  *   - figures are printed one per line as   name = value   (lab_figure);
  *   - each verified result's digest as   digest_NAME = hex   (lab_digest_print);
- *   - the verdict is one line:  RESULT: verified ...  or  RESULT: WRONG ...;
+ *   - the verdict is one line:  RESULT: verified ...  or  RESULT: WRONG ...
+ *     (lab_verdict);
  *   - an unfinished TODO prints  TODO(n) is not done: ...  and exits 1.
  */
 #ifndef LAB_LAB_H
@@ -40,6 +41,38 @@ static inline void lab_figure(const char *name, double value, const char *note)
 {
     printf("  %-18s = %12.4f  %s\n", name, value, note ? note : "");
 }
+
+/*
+ * Print the verdict line and return the exit code: with bad wrong results
+ * "RESULT: WRONG: <bad> <wrong>" and LAB_EXIT_FAIL, else
+ * "RESULT: verified <right>" and LAB_EXIT_OK.
+ */
+static inline int lab_verdict(size_t bad, const char *wrong, const char *right)
+{
+    if (bad)
+        printf("RESULT: WRONG: %zu %s\n", bad, wrong);
+    else
+        printf("RESULT: verified %s\n", right);
+    return bad ? LAB_EXIT_FAIL : LAB_EXIT_OK;
+}
+
+#ifdef __CUDACC__
+/*
+ * Load the code of kernels[0..n) now. With lazy loading (the default on
+ * Linux since CUDA 12.2, on Windows since 12.3) a kernel's code is loaded at
+ * its first launch, and that may wait for the kernels already running; the
+ * lab says why that would hide or fake what it shows. Give each kernel as
+ * (const void *)name_kernel.
+ */
+static inline void lab_load_kernels(const void *const *kernels, size_t n)
+{
+    cudaFuncAttributes attr;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, kernels[i]));
+}
+#endif
 
 /*
  * The starter reached a TODO that is still empty: say which, exit 1. In a

@@ -121,4 +121,21 @@ static inline void lab_parse_options(int argc, char **argv, const char *usage_te
     }
 }
 
+/* The command line of labs 01 and 02, the one table both read: --n in
+ * [1, 2^30], --steps in [1, steps_max], --seed. The variables hold the
+ * defaults. */
+static inline void lab_parse_n_steps_seed(int argc, char **argv, const char *usage_text,
+                                          unsigned long long *n, unsigned long long *steps,
+                                          unsigned long long steps_max,
+                                          unsigned long long *seed)
+{
+    const struct lab_option opts[] = {
+        { "--n", n, 1, 1ULL << 30, NULL },
+        { "--steps", steps, 1, steps_max, NULL },
+        { "--seed", seed, 0, LAB_SEED_MAX, NULL },
+    };
+
+    lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
+}
+
 #endif /* LAB_OPTIONS_H */

@@ -4,6 +4,7 @@
  *   lab_fill(h_in, n, seed, 0);               the input: one hash per element
  *   lab_fill_at(h, len, seed, 0, first);      elements first.. of the same input
  *   scramble_kernel<<<b, t, 0, s>>>(d_out, d_in, n, steps);
+ *   long_work(out, in, n, steps);             in a kernel: the same, any grid
  *   m = scramble_check(h_out, h_in, n, steps, &digest);   compare, digest
  *   lab_result_begin(&r); lab_result_add(&r, ...); lab_result_end(&r, "part1");
  *                                             the same, a piece at a time
@@ -230,6 +231,21 @@ __global__ void scramble_kernel(uint32_t *out, const uint32_t *in, size_t n,
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 
     if (i < n)                      /* the last block may hang over the end */
+        out[i] = lcg_steps(in[i], steps);
+}
+
+/*
+ * out[i] = K steps from in[i], for a long kernel (labs 04, 10) called with
+ * any grid: a grid-stride loop covers all n, so one block per SM leaves room
+ * on every SM for a kernel of another stream beside it.
+ */
+__device__ static inline void long_work(uint32_t *out, const uint32_t *in, size_t n,
+                                        uint32_t steps)
+{
+    size_t i;
+
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
         out[i] = lcg_steps(in[i], steps);
 }
 #endif /* __CUDACC__ */

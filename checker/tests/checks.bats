@@ -201,7 +201,7 @@ EOF2
     local t0 t1 clean=() v b
     # the bats run-checks would take (the kit's copy, else the machine's):
     # not the one on bats' own PATH, which needs bats' settings
-    b=${BATS:-$BATS_TEST_DIRNAME/vendor/node_modules/bats/bin/bats}
+    b=${BATS:-$BATS_TEST_DIRNAME/../vendor/node_modules/bats/bin/bats}
     [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
     for v in $(compgen -e); do      # a bats of its own: none of ours' settings
         case $v in BATS_*) clean+=(-u "$v") ;; esac

@@ -901,6 +901,8 @@ log_has() {
 #            stream's was current (the trace's `current` lines)
 #   halo     (lab 09) as current, and the stream of a synchronous copy
 #            (cudaMemcpy: the driver's choice, with another GPU current)
+#   checks   (lab 10) the cudaGetLastError calls (CUDA_CHECK_LAUNCH), and
+#            so where a call moved past one
 same_calls() {
     python3 - "$MUTATE" "$FIX" "$KIT_ROOT/checker/trace/streamtrace" "$@" <<'PY'
 import os, re, subprocess, sys
@@ -919,6 +921,8 @@ def calls(prefix):
         lines = [re.sub(r'(\| copy \S+ \S+ \S+ async=0 .*) on \S+ (dev \d+)$', r'\1 on - \2', l) for l in lines]
     if mode == 'waits':
         lines = [l for l in lines if l.strip().split(' |')[0] not in M.POLLS]
+    if mode == 'checks':
+        lines = [l for l in lines if l.strip() != 'cudaGetLastError']
     if mode == 'given2':        # the round trips of part 2's given version
         out, seg = [], None
         for l in lines:
@@ -1254,4 +1258,104 @@ for r in ('staged', 'direct'):
     same_calls $L09 waits m-6f9fbf2e m-4bc30118 m-8e19c73b
     pass_all $L09 "each timed run began with the GPUs idle, and the host waited for all its work before the run ended" \
         m-6f9fbf2e m-4bc30118 m-8e19c73b
+}
+
+# ---------------------------------------------------------------- 10-graphs
+
+L10=10-graphs
+
+@test "lab 10: kernels, a copy back or a wait put on a default stream, the fork's first kernel left out of its graph, and the given waits left out or moved fail the checks added for them, the hint naming the cause; the solution's runs pass them" {
+    local streams="every kernel, graph launch, copy back, event and wait is on a stream the program created"
+    local ranges="each timed or checked range begins after the host waited for the work queued before it"
+    pass_all $L10 "$streams" solution solution-2
+    fail_with $L10 "$streams" "the part.s streams are non-blocking: .*cudaStreamSynchronize\(0\) waits for stream 0 only" m-5fbf1040 m-e6392005.2
+    log_has $L10 m-5fbf1040 'seen: *step_kernel on the legacy default stream (cudaLaunchKernel) x6400$'
+    pass_all $L10 "$ranges" solution solution-2
+    fail_with $L10 "$ranges" "keep the given waits: .*after each cudaGraphUpload" m-9dd900eb m-babbf2c2.3
+    log_has $L10 m-9dd900eb 'seen: *"fork_stream" #1 began at .*: the memset on stream 7 (cudaMemset, queued at'
+    fail_with $L10 "part 3 waits for each copy back before it reads the result" ".*keep the given cudaStreamSynchronize\(s\) right after each copy back" m-babbf2c2.5
+    fail_with $L10 "each loop's host time covers its kernels and is the time printed" ".*keep cudaStreamSynchronize\(s\) after the loop" m-babbf2c2.2
+    log_has $L10 m-babbf2c2.2 'seen: *no wait after the last launch in "stream_loop"$'
+    fail_with $L10 "every replay of the fork runs its whole capture: pre_kernel, both branches, the join and the copy back, in one graph" \
+        ".*keep pre_kernel on f->origin" m-65cad534
+    log_has $L10 m-65cad534 'seen: *replay 1: pre_kernel x0$'
+}
+
+@test "lab 10: a survivor that leaves out a free did all else the solution did, call for call, and printed the same" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
+    same_calls $L10 frees m-0c5690e0
+}
+
+@test "lab 10: an event record moved above the launch check before it made the solution's calls otherwise, each record right after its kernel on its stream" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
+    same_calls $L10 checks m-177ebcc3 m-6ec81685
+}
+
+@test "lab 10: the side stream's wait queued after branch A's launch (m-f3daf142) still comes before branch B on the side stream, and every check of the fork passes" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
+    proves $L10 <<'PY'
+rem, add = changed('m-f3daf142')
+check(sorted(rem) == sorted(add) and rem, 'the same calls, only in another order')
+check(all(l.startswith('cudaLaunchKernel') and 'branch_a_kernel' in l or l == 'cudaLaunchKernel' for l in rem),
+      'only branch A\'s launches moved (%s)' % rem)
+c = [l.strip() for l in calls('m-f3daf142')]
+# on the streams and in the capture: the side stream's wait, then branch B's
+# launch alone before the origin stream's wait for the join
+waits = [k for k, l in enumerate(c) if l.startswith('cudaStreamWaitEvent')]
+check(len(waits) == 4, 'four stream waits, two a run of fork_join()')
+for a, b in ((waits[0], waits[1]), (waits[2], waits[3])):
+    between = c[a + 1:b]
+    launches = [l for l in between if l.startswith('cudaLaunchKernel')]
+    check(len(launches) == 1, 'one launch, branch B\'s, between the side stream\'s wait and the join\'s wait (%s)' % launches)
+print('%d calls moved, each a launch of branch A; the side stream waits before branch B in both runs of fork_join()' % len(rem))
+PY
+    pass_all $L10 "the two branches run at the same time, on the streams and in every replay" m-f3daf142
+    pass_all $L10 "the join starts after both branches end, on the streams and in every replay" m-f3daf142
+    pass_all $L10 "every replay of the fork runs its whole capture: pre_kernel, both branches, the join and the copy back, in one graph" m-f3daf142
+}
+
+# waits_cover VARIANT: in the recorded run, every cudaStreamSynchronize and
+# cudaDeviceSynchronize that returned cudaSuccess returned after every copy,
+# kernel and memset queued before it had ended (0.02 ms allowed, as the
+# checks allow for CUPTI's placing of GPU times on the host's clock).
+waits_cover() {
+    on_trace $L10 "$1" "
+import re
+ok = set()
+with M.open_run(sys.argv[2] + '.trace') as f:
+    errs = {l.split('\t')[1] for l in f if l.startswith('error\t')}
+n = 0
+for w in sorted((c for c in api.values() if c.name in ('cudaStreamSynchronize', 'cudaDeviceSynchronize') and c.corr not in errs), key=lambda c: c.start):
+    before = [x for x in recs if x.corr in api and api[x.corr].start < w.start]
+    late = [x for x in before if x.end > w.end + 20000]
+    assert not late, '%s at %d returned before %s ended' % (w.name, w.start, late[0].what)
+    n += 1
+print('$1: %d waits, each returned after all the work queued before it' % n)
+"
+}
+
+@test "lab 10: a wait for one stream made cudaDeviceSynchronize waited for the same work: in the solution's runs every wait already returned after all the work queued before it" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
+    same_calls $L10 waits m-99912320 m-99912320.2 m-99912320.3 m-99912320.4 m-ff77b885 m-ff77b885.2 m-ff77b885.3 \
+        m-99912320.5 m-99912320.6
+    waits_cover solution
+    waits_cover solution-2
+}
+
+@test "lab 10: the wait left out after the pitfall part (m-9dd900eb.3) had nothing to wait for: no copy, kernel or memset was queued since the wait before it" {
+    skip_full "a proof of make mutate's; the quick run keeps one a lab"
+    same_calls $L10 waits m-9dd900eb.3
+    local v
+    for v in solution solution-2 m-9dd900eb.3; do
+        on_trace $L10 $v "
+a, b = rng('pitfall_sync')[0], rng('pitfall_legacy')[1]
+before = [c for c in api.values() if c.name.endswith('Synchronize') and c.start < a]
+last = max(before, key=lambda c: c.start)
+after = [c for c in api.values() if c.start > b]
+nxt = min(after, key=lambda c: c.start if c.name.endswith('Synchronize') or c.name == 'cudaMemcpy' else float('inf'))
+q = queued(last.end, nxt.start)
+assert not q, 'queued between %s and %s: %s' % (last.name, nxt.name, [x.what for x in q])
+print('$v: nothing queued between %s before the pitfall part and %s after it' % (last.name, nxt.name))
+"
+    done
 }

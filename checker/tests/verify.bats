@@ -47,7 +47,8 @@ setup_file() {
 
 # The tool reads the options with each lab's own table, written again in
 # digests.c: the names, defaults and ranges must be those of the lab's
-# opts[] in its starter and its solution (the variables' initial values).
+# opts[] in its starter and its solution (the variables' initial values), or
+# for labs 01 and 02 those of lab_parse_n_steps_seed in common/options.h.
 @test "the digest tool knows every lab's options as the lab programs take them" {
     local id prog f files=() n=0 bad="" o="$BATS_TEST_TMPDIR/options"
     for id in $(lab_ids); do
@@ -70,8 +71,8 @@ setup_file() {
 # WORD,WORD"), the Kth file's in DIR/K: one python for all of them.
 options_of_source() {
     python3 - "$@" <<'EOF'
-import ast, re, sys
-def table_of(src):
+import ast, os, re, sys
+def table_of(src, path):
     if 'OPTIONS = [' in src:            # a Python lab: its OPTIONS table
         table = src[src.index('OPTIONS = [') + 10:]
         for name, default, lo, hi in ast.literal_eval(table[:table.index(']') + 1]):
@@ -94,8 +95,13 @@ def table_of(src):
         defaults[name.strip()] = value(init)
     words = {m.group(1): [w.strip().strip('"') for w in m.group(2).split(',') if 'NULL' not in w]
              for m in re.finditer(r'static const char \*const (\w+)\[\] = \{([^}]*)\}', src)}
+    m = re.search(r'lab_parse_n_steps_seed\(argc, argv, usage_text, &n, &steps, ([^,]+), &seed\)', src)
+    if m:                               # labs 01, 02: the table in common/options.h
+        consts['steps_max'] = value(m.group(1))
+        src = open(os.path.join(os.path.dirname(path), '../../common/options.h')).read()
+        src = src[src.index('lab_parse_n_steps_seed('):]
     table = re.search(r'const struct lab_option opts\[\] = \{(.*?)\n    \};', src, re.S).group(1)
-    for m in re.finditer(r'\{ "(--[\w-]+)", &(\w+), ([^,]+), ([^,]+), (\w+) \}', table):
+    for m in re.finditer(r'\{ "(--[\w-]+)", &?(\w+), ([^,]+), ([^,]+), (\w+) \}', table):
         name, var, lo, hi, w = m.groups()
         if w == 'NULL':
             print(name, defaults[var], value(lo), value(hi))
@@ -103,7 +109,7 @@ def table_of(src):
             print(name, defaults[var], ','.join(words[w]))
 for k, path in enumerate(sys.argv[2:], 1):
     sys.stdout = open("%s/%d" % (sys.argv[1], k), "w")
-    table_of(open(path).read())
+    table_of(open(path).read(), path)
     sys.stdout.close()
 EOF
 }

@@ -98,21 +98,8 @@ static uint32_t cpu_slice(uint32_t seed)
 
 /* ---------------------------------------------------------------- kernels */
 
-/*
- * out[i] = K steps from in[i] (lcg_steps, common/scramble.h), for the long
- * kernels. A grid-stride loop: any grid covers all n.
- */
-__device__ static void long_work(uint32_t *out, const uint32_t *in, size_t n,
-                                 uint32_t steps)
-{
-    size_t i;
-
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        out[i] = lcg_steps(in[i], steps);
-}
-
-/* Part 1's kernel. */
+/* Part 1's kernel: K steps from in[i] (long_work, common/scramble.h), a
+ * grid-stride loop, so any grid covers all n. */
 __global__ void busy_kernel(uint32_t *out, const uint32_t *in, size_t n,
                             uint32_t steps)
 {
@@ -361,12 +348,11 @@ int main(int argc, char **argv)
         printf("RESULT: verified all %zu elements of every part that was run\n",
                w.n);
 
-    CUDA_CHECK(cudaStreamDestroy(w.stream_a));
-    CUDA_CHECK(cudaStreamDestroy(w.stream_b));
-    CUDA_CHECK(cudaFree(w.d_in));
-    CUDA_CHECK(cudaFree(w.d_buf));
-    CUDA_CHECK(cudaFree(w.d_out));
-    CUDA_CHECK(cudaFreeHost(w.h_in));
-    CUDA_CHECK(cudaFreeHost(w.h_out));
+    /* Every part waited for its work: nothing queued uses these now. */
+    cudaStream_t streams[] = { w.stream_a, w.stream_b };
+    void *d[] = { w.d_in, w.d_buf, w.d_out }, *h[] = { w.h_in, w.h_out };
+
+    lab_destroy_streams(streams, 2);
+    lab_free_all(d, 3, h, 2);
     return bad ? LAB_EXIT_FAIL : LAB_EXIT_OK;
 }

@@ -492,37 +492,27 @@ static size_t part_pipeline(uint32_t seed)
            "in its stream's scratch\n", PIPE_N / (1048576u / 4), PIPE_CHUNKS, PIPE_STREAMS);
     bad = verify_pipeline(&pl);
 
-    for (a = 0; a < PIPE_STREAMS; a++)
-        CUDA_CHECK(cudaStreamDestroy(pl.streams[a]));
-    CUDA_CHECK(cudaFreeHost(pl.h_in));
-    CUDA_CHECK(cudaFreeHost(pl.h_out));
-    CUDA_CHECK(cudaFreeHost(pl.h_bins));
-    CUDA_CHECK(cudaFree(pl.d_in));
-    CUDA_CHECK(cudaFree(pl.d_out));
-    CUDA_CHECK(cudaFree(pl.d_bins));
+    /* The host waited for the whole pipeline: nothing queued uses these now. */
+    void *d[] = { pl.d_in, pl.d_out, pl.d_bins }, *h[] = { pl.h_in, pl.h_out, pl.h_bins };
+
+    lab_destroy_streams(pl.streams, PIPE_STREAMS);
+    lab_free_all(d, 3, h, 3);
     return bad;
 }
 
 /* ---------------------------------------------------------------- main */
 
 /*
- * Load every kernel's code before anything runs. With lazy loading (the
- * default on Linux since CUDA 12.2, on Windows since 12.3) a kernel's code
- * is loaded at its first launch, and that may wait for the kernels already
- * running: part 1's short kernels may then wait for the long one whatever
- * their stream.
+ * Every kernel, loaded before anything runs (lab_load_kernels, common/lab.h):
+ * loaded at its first launch instead, a kernel may wait for the kernels
+ * already running, and part 1's short kernels would then wait for the long
+ * one whatever their stream.
  */
-static void load_kernels(void)
-{
-    cudaFuncAttributes attr;
-
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, spin_legacy_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, spin_nonblocking_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, spin_blocking_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, spin_per_thread_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, worker_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, count_kernel));
-}
+static const void *const all_kernels[] = {
+    (const void *)spin_legacy_kernel, (const void *)spin_nonblocking_kernel,
+    (const void *)spin_blocking_kernel, (const void *)spin_per_thread_kernel,
+    (const void *)worker_kernel, (const void *)count_kernel,
+};
 
 int main(int argc, char **argv)
 {
@@ -537,7 +527,7 @@ int main(int argc, char **argv)
     lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
     prop = lab_pick_device();
     printf("default_streams: on %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
-    load_kernels();
+    lab_load_kernels(all_kernels, sizeof all_kernels / sizeof *all_kernels);
 
     if (part == 0 || part == 1)
         part_kinds();
@@ -546,9 +536,6 @@ int main(int argc, char **argv)
     if (part == 0 || part == 3)
         bad += part_pipeline((uint32_t)seed);
 
-    if (bad)
-        printf("RESULT: WRONG: %zu numbers or bins differ (see the part above)\n", bad);
-    else
-        printf("RESULT: verified every result of the parts that were run\n");
-    return bad ? LAB_EXIT_FAIL : LAB_EXIT_OK;
+    return lab_verdict(bad, "numbers or bins differ (see the part above)",
+                       "every result of the parts that were run");
 }

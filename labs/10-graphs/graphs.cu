@@ -70,20 +70,9 @@ __global__ void step_kernel(uint32_t *x, size_t n)
         x[i] = lcg_steps(x[i], SMALL_STEPS);
 }
 
-/* out[i] = K steps from in[i], a grid-stride loop: any grid covers all n. */
-__device__ static void long_work(uint32_t *out, const uint32_t *in, size_t n,
-                                 uint32_t steps)
-{
-    size_t i;
-
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        out[i] = lcg_steps(in[i], steps);
-}
-
-/* Part 2: the kernel before the fork, the two branches, the join. Branch B
- * does twice branch A's work: a join that waits for A alone starts while B
- * still runs. */
+/* Part 2: the kernel before the fork, the two branches (K steps of each
+ * number, long_work in common/scramble.h), the join. Branch B does twice
+ * branch A's work: a join that waits for A alone starts while B still runs. */
 __global__ void pre_kernel(uint32_t *mid, const uint32_t *in, size_t n)
 {
     long_work(mid, in, n, PRE_STEPS);
@@ -115,6 +104,12 @@ __global__ void update_kernel(uint32_t *out, const uint32_t *in, size_t n,
 {
     long_work(out, in, n, steps);
 }
+
+/* Every kernel above, for main() to load before the first capture. */
+static const void *const all_kernels[] = {
+    (const void *)step_kernel, (const void *)pre_kernel, (const void *)branch_a_kernel,
+    (const void *)branch_b_kernel, (const void *)join_kernel, (const void *)update_kernel,
+};
 
 /* ---------------------------------------------------------------- launchers */
 
@@ -254,12 +249,12 @@ static size_t part_capture(unsigned int nk, unsigned int k, uint32_t seed)
     CUDA_CHECK(cudaMemcpy(h_x, d_graph, bytes, cudaMemcpyDeviceToHost));
     bad += check_steps("graph", h_x, SMALL_N, k * nk * SMALL_STEPS, seed, 0);
 
+    /* The host waited for both loops: nothing queued uses these now. */
+    void *d[] = { d_stream, d_graph, d_warm }, *h[] = { h_x };
+
     CUDA_CHECK(cudaGraphExecDestroy(exec));
     CUDA_CHECK(cudaGraphDestroy(graph));
-    CUDA_CHECK(cudaFree(d_stream));
-    CUDA_CHECK(cudaFree(d_graph));
-    CUDA_CHECK(cudaFree(d_warm));
-    CUDA_CHECK(cudaFreeHost(h_x));
+    lab_free_all(d, 3, h, 1);
     CUDA_CHECK(cudaStreamDestroy(s));
     return bad;
 }
@@ -387,18 +382,16 @@ static size_t part_fork(unsigned int sms, uint32_t seed)
     lab_figure("fork_replays", FORK_REPLAYS, "replays of the fork/join graph");
     lab_figure("fork_replays_right", right, "replays whose whole result was right");
 
+    /* The host waited for every replay: nothing queued uses these now. */
+    cudaEvent_t events[] = { f.forked, f.joined };
+    cudaStream_t streams[] = { f.origin, f.side };
+    void *d[] = { f.d_in, f.d_mid, f.d_a, f.d_b, f.d_out }, *h[] = { f.h_out };
+
     CUDA_CHECK(cudaGraphExecDestroy(exec));
     CUDA_CHECK(cudaGraphDestroy(graph));
-    CUDA_CHECK(cudaEventDestroy(f.forked));
-    CUDA_CHECK(cudaEventDestroy(f.joined));
-    CUDA_CHECK(cudaFree(f.d_in));
-    CUDA_CHECK(cudaFree(f.d_mid));
-    CUDA_CHECK(cudaFree(f.d_a));
-    CUDA_CHECK(cudaFree(f.d_b));
-    CUDA_CHECK(cudaFree(f.d_out));
-    CUDA_CHECK(cudaFreeHost(f.h_out));
-    CUDA_CHECK(cudaStreamDestroy(f.origin));
-    CUDA_CHECK(cudaStreamDestroy(f.side));
+    lab_destroy_events(events, 2);
+    lab_free_all(d, 5, h, 1);
+    lab_destroy_streams(streams, 2);
     return bad;
 }
 
@@ -520,11 +513,12 @@ static size_t part_update(uint32_t seed)
     printf("part 3: one kernel's steps changed in the replayed graph, %u then %u\n",
            STEPS_BEFORE, STEPS_AFTER);
 
+    /* The host waited for the last replay: nothing queued uses these now. */
+    void *d[] = { d_in, d_out }, *h[] = { h_buf };
+
     CUDA_CHECK(cudaGraphExecDestroy(exec));
     CUDA_CHECK(cudaGraphDestroy(graph));
-    CUDA_CHECK(cudaFree(d_in));
-    CUDA_CHECK(cudaFree(d_out));
-    CUDA_CHECK(cudaFreeHost(h_buf));
+    lab_free_all(d, 2, h, 1);
     CUDA_CHECK(cudaStreamDestroy(s));
     return bad;
 }
@@ -541,7 +535,6 @@ int main(int argc, char **argv)
         { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
     };
     cudaDeviceProp prop;
-    cudaFuncAttributes attr;
     uint32_t *d_scratch;
     size_t bad = 0;
 
@@ -549,16 +542,12 @@ int main(int argc, char **argv)
     prop = lab_pick_device();
     printf("graphs: on %s\n", prop.name);
     /*
-     * Load every kernel now. With lazy loading (the default on Linux since
-     * CUDA 12.2) a kernel's code is loaded at its first launch, and loading
-     * may wait for the GPU: not a thing to happen first inside a capture.
+     * Load every kernel now (lab_load_kernels, common/lab.h). With lazy
+     * loading (the default on Linux since CUDA 12.2) a kernel's code is
+     * loaded at its first launch, and loading may wait for the GPU: not a
+     * thing to happen first inside a capture.
      */
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, step_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, pre_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, branch_a_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, branch_b_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, join_kernel));
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, update_kernel));
+    lab_load_kernels(all_kernels, sizeof all_kernels / sizeof *all_kernels);
 
     if (part == 0 || part == 1)
         bad += part_capture((unsigned int)kernels, (unsigned int)replays, (uint32_t)seed);
@@ -572,9 +561,6 @@ int main(int argc, char **argv)
         bad += part_update((uint32_t)seed);
     }
 
-    if (bad)
-        printf("RESULT: WRONG: %zu elements differ (see the parts above)\n", bad);
-    else
-        printf("RESULT: verified every result of every part that was run\n");
-    return bad ? LAB_EXIT_FAIL : LAB_EXIT_OK;
+    return lab_verdict(bad, "elements differ (see the parts above)",
+                       "every result of every part that was run");
 }

@@ -52,11 +52,6 @@ static void scramble(uint32_t *d_out, const uint32_t *d_in, size_t n,
 int main(int argc, char **argv)
 {
     unsigned long long n = 16777219, steps = 1024, seed = 1;   /* the defaults */
-    const struct lab_option opts[] = {
-        { "--n", &n, 1, 1ULL << 30, NULL },
-        { "--steps", &steps, 1, 1ULL << 20, NULL },
-        { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
-    };
     size_t bytes, bad;
     uint32_t *h_in, *h_out, *d_in = NULL, *d_out = NULL;
     cudaEvent_t start, stop;
@@ -64,7 +59,7 @@ int main(int argc, char **argv)
     float h2d_ms = 0, kernel_ms = 0, d2h_ms = 0;
     double t0, t1, t2;
 
-    lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
+    lab_parse_n_steps_seed(argc, argv, usage_text, &n, &steps, 1ULL << 20, &seed);
     prop = lab_pick_device();
     bytes = n * sizeof(uint32_t);
     printf("sync_copy: %llu elements (%.1f MiB), %llu steps each, on %s\n",

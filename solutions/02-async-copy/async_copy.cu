@@ -95,11 +95,6 @@ static void issue_work(uint32_t *h_out, const uint32_t *h_in, uint32_t *d_out,
 int main(int argc, char **argv)
 {
     unsigned long long n = 16777219, steps = 16384, seed = 1;  /* the defaults */
-    const struct lab_option opts[] = {
-        { "--n", &n, 1, 1ULL << 30, NULL },
-        { "--steps", &steps, 1, 1ULL << 24, NULL },
-        { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
-    };
     size_t bytes, bad;
     uint32_t cpu_hash;
     uint32_t *h_in = NULL, *h_out = NULL, *d_in = NULL, *d_out = NULL;
@@ -110,7 +105,7 @@ int main(int argc, char **argv)
     double cpu_target_ms, t0, t1, t2, t3;
     int r;
 
-    lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
+    lab_parse_n_steps_seed(argc, argv, usage_text, &n, &steps, 1ULL << 24, &seed);
     prop = lab_pick_device();
     bytes = n * sizeof(uint32_t);
     printf("async_copy: %llu elements (%.1f MiB), %llu steps each, on %s\n",

@@ -181,8 +181,9 @@ static int scenario_staging(const struct params *p)
         CUDA_CHECK(cudaEventDestroy(ev_staged[b]));
         CUDA_CHECK(cudaFreeHost(h_stage[b]));
     }
-    CUDA_CHECK(cudaStreamDestroy(s_copy));
-    CUDA_CHECK(cudaStreamDestroy(s_comp));
+    const cudaStream_t streams[] = { s_copy, s_comp };
+
+    lab_destroy_streams(streams, 2);
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFreeHost(h_out));
@@ -387,12 +388,11 @@ static int scenario_scratch(const struct params *p)
     CUDA_CHECK(cudaStreamSynchronize(s_prep));
     lab_result_begin(&r);
     lab_result_add(&r, h_out, h_in, NULL, 1, total, p->steps, 0);
-    for (j = 0; j < p->chunks; j++) {
-        CUDA_CHECK(cudaEventDestroy(ev_ready[j]));
-        CUDA_CHECK(cudaEventDestroy(ev_used[j]));
-    }
-    CUDA_CHECK(cudaStreamDestroy(s_prep));
-    CUDA_CHECK(cudaStreamDestroy(s_comp));
+    lab_destroy_events(ev_ready, p->chunks);
+    lab_destroy_events(ev_used, p->chunks);
+    const cudaStream_t streams[] = { s_prep, s_comp };
+
+    lab_destroy_streams(streams, 2);
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFreeHost(h_in));
     CUDA_CHECK(cudaFreeHost(h_out));
@@ -415,8 +415,12 @@ int main(int argc, char **argv)
         { "--steps", &steps, 1, 1ULL << 20, NULL },
         { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
     };
+    /* Scenario k is scenarios[k - 1]; each returns 1 when it came out right. */
+    static int (*const scenarios[4])(const struct params *) = {
+        scenario_staging, scenario_results, scenario_keys, scenario_scratch,
+    };
     struct params p;
-    int ran = 0, failed = 0;
+    int sc, ran = 0, failed = 0;
     char which[16] = "";
     cudaDeviceProp prop;
 
@@ -430,32 +434,19 @@ int main(int argc, char **argv)
            only ? "one scenario" : "4 scenarios", p.n,
            p.n * sizeof(uint32_t) / 1048576.0, p.steps, prop.name);
 
-    if (only == 0 || only == 1) {
+    for (sc = 1; sc <= 4; sc++) {
+        if (only != 0 && only != (unsigned long long)sc)
+            continue;
         ran++;
-        if (!scenario_staging(&p))
-            failed |= 1 << 1;
-    }
-    if (only == 0 || only == 2) {
-        ran++;
-        if (!scenario_results(&p))
-            failed |= 1 << 2;
-    }
-    if (only == 0 || only == 3) {
-        ran++;
-        if (!scenario_keys(&p))
-            failed |= 1 << 3;
-    }
-    if (only == 0 || only == 4) {
-        ran++;
-        if (!scenario_scratch(&p))
-            failed |= 1 << 4;
+        if (!scenarios[sc - 1](&p))
+            failed |= 1 << sc;
     }
 
     if (failed == 0) {
         printf("RESULT: verified %d scenario%s\n", ran, ran == 1 ? "" : "s");
         return LAB_EXIT_OK;
     }
-    for (int sc = 1; sc <= 4; sc++)
+    for (sc = 1; sc <= 4; sc++)
         if (failed & (1 << sc))
             snprintf(which + strlen(which), sizeof which - strlen(which), " %d", sc);
     printf("RESULT: WRONG: scenario%s%s failed\n", strchr(which + 1, ' ') ? "s" : "", which);
