@@ -35,7 +35,7 @@ STEPS = [
     ("rerun", "a re-run: second_chance / second_look"),
     ("trace-query", "a check reading a trace (streamtrace query)"),
     ("checks", "the rest of the checkers' time: bats, the checks' own processes"),
-    ("grader", "the grader's own: a kit copy a submission, finding files, the sandbox's steps"),
+    ("grader", "the grader's own: a kit copy a part of a submission, finding files, the sandbox's steps"),
 ]
 INSIDE = {"build", "run-traced", "run", "run-stress", "run-sanitizer", "rerun", "trace-query"}
 
@@ -79,7 +79,8 @@ def steps_of(graded):
         whole, parts = None, 0.0
         for step, name, s in read_steps(os.path.join(sdir, "steps")):
             if step == "submission":
-                whole = s
+                # (a submission graded in parts, over jobs: a line a part)
+                whole = (whole or 0.0) + s
                 continue
             by_step[step].append(s)
             parts += s

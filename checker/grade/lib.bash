@@ -669,14 +669,15 @@ outside_files() {
 }
 
 # cpus_for SLOT JOBS: the cores job SLOT (1..JOBS) is pinned to ("" when
-# GRADE_PIN=0 or there are fewer cores than jobs).
+# GRADE_PIN=0 or there are fewer cores than jobs): the cores shared out in
+# turn, every core a job's (24 jobs on 32 cores: one or two each).
 cpus_for() {
-    local slot=$1 jobs=$2 n per from
+    local slot=$1 jobs=$2 n from to
     [ "${GRADE_PIN:-1}" = 1 ] || return 0
     n=$(nproc)
     [ "$jobs" -gt 1 ] && [ "$n" -ge "$jobs" ] || return 0
-    per=$((n / jobs)) from=$(( (slot - 1) * per ))
-    echo "$from-$((from + per - 1))"
+    from=$(( (slot - 1) * n / jobs )) to=$(( slot * n / jobs - 1 ))
+    if [ "$from" = "$to" ]; then echo "$from"; else echo "$from-$to"; fi
 }
 
 # ------------------------------------------------------------ the node
@@ -718,14 +719,15 @@ job_gpus() {
     echo "${ids[$k]} $all"
 }
 
-# node_jobs GPUS CORES MEM_KIB: how many submissions to grade at once on a
-# node (grade's JOBS when none is given): GRADE_JOBS_PER_GPU (8) a GPU, at
-# most one per two cores (a job's program and its tracer, and its builds
-# pinned beside them) and one per 4 GiB of memory (nvcc, lab 08's torch);
-# without a GPU one per two cores; at least 1.
+# node_jobs GPUS CORES MEM_KIB: how many labs to grade at once on a node
+# (grade's JOBS when none is given): GRADE_JOBS_PER_GPU (16) a GPU, at most
+# one per core (a job runs one lab at a time: its build, then its program
+# under the tracer and the checks) and one per 4 GiB of memory (nvcc, lab
+# 08's torch); without a GPU one per two cores; at least 1.
 node_jobs() {
-    local gpus=$1 cores=$2 mem=$3 per=${GRADE_JOBS_PER_GPU:-8} j
-    j=$((cores / 2))
+    local gpus=$1 cores=$2 mem=$3 per=${GRADE_JOBS_PER_GPU:-16} j
+    j=$cores
+    [ "$gpus" -gt 0 ] || j=$((cores / 2))
     [ "$gpus" -gt 0 ] && [ $((gpus * per)) -lt "$j" ] && j=$((gpus * per))
     [ $((mem / 4194304)) -lt "$j" ] && j=$((mem / 4194304))
     [ "$j" -ge 1 ] || j=1

@@ -93,17 +93,31 @@ setup_file() {
     [ "$output" -ge 8 ] && [ "$output" -le 28 ]
 }
 
-@test "JOBS from the node: 8 a GPU, at most one per two cores and per 4 GiB of memory, at least 1" {
+@test "JOBS from the node: 16 a GPU, at most one per core and per 4 GiB of memory, at least 1" {
     . "$GRADE/lib.bash"
     local gib=1048576
-    [ "$(node_jobs 2 32 $((128 * gib)))" = 16 ]     # two H100s, 32 cores
-    [ "$(node_jobs 1 16 $((128 * gib)))" = 8 ]      # one H100, 16 cores
-    [ "$(node_jobs 2 8 $((128 * gib)))" = 4 ]       # few cores
+    [ "$(node_jobs 2 32 $((256 * gib)))" = 32 ]     # two H100s, 32 cores
+    [ "$(node_jobs 1 16 $((128 * gib)))" = 16 ]     # one H100, 16 cores
+    [ "$(node_jobs 2 8 $((128 * gib)))" = 8 ]       # few cores
     [ "$(node_jobs 4 64 $((24 * gib)))" = 6 ]       # little memory
     [ "$(node_jobs 0 2 $((8 * gib)))" = 1 ]         # no GPU, two cores
     [ "$(node_jobs 1 1 $((1 * gib)))" = 1 ]
-    [ "$(GRADE_JOBS_PER_GPU=4 node_jobs 2 32 $((128 * gib)))" = 8 ]
+    [ "$(GRADE_JOBS_PER_GPU=8 node_jobs 2 32 $((128 * gib)))" = 16 ]
     [ "$(cpu_count 0-3,8)" = 5 ]
+}
+
+@test "the jobs' cores: every core a job's, one or more each, none shared" {
+    . "$GRADE/lib.bash"
+    nproc() { echo 32; }
+    [ "$(cpus_for 1 16)" = 0-1 ]
+    [ "$(cpus_for 16 16)" = 30-31 ]
+    [ "$(cpus_for 1 32)" = 0 ]
+    [ "$(cpus_for 32 32)" = 31 ]
+    run bash -c '. "$1/lib.bash"; nproc() { echo 32; }; for s in $(seq 1 24); do cpus_for $s 24; done' _ "$GRADE"
+    [ "$(printf '%s\n' "${lines[@]}" | tr ',' '\n' | awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')" = 32 ]
+    [ "${lines[0]}" = 0 ] && [ "${lines[23]}" = 30-31 ]
+    [ -z "$(cpus_for 1 33)" ]
+    [ -z "$(GRADE_PIN=0 cpus_for 1 16)" ]
 }
 
 @test "the jobs take the GPUs in turn, and a lab that needs two GPUs sees every GPU, its job's first" {

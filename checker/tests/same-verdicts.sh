@@ -43,7 +43,8 @@ verdicts() (
 )
 
 labs=()
-for a in "$@"; do labs+=("$(cd "$new/checker/tests/fixtures/replays" 2>/dev/null; ls -d "$a"* 2>/dev/null | head -n 1)"); done
+# (a lab by its number or name: one with replays, or runs make mutate kept only, as lab 06)
+for a in "$@"; do labs+=("$(cd "$new/checker/tests/fixtures" 2>/dev/null; ls -d replays/"$a"* mutate/"$a"* 2>/dev/null | head -n 1 | sed 's|^[a-z]*/||')"); done
 [ ${#labs[@]} -gt 0 ] && [ -n "${labs[0]}" ] ||
     mapfile -t labs < <(ls "$new/checker/tests/fixtures/replays" "$new/checker/tests/fixtures/mutate" | grep '^[0-9]' | sort -u)
 verdicts "$old" "$work/old" "${labs[@]}"
