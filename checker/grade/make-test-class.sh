@@ -295,7 +295,7 @@ id=$(lab_of 01) f="$subs/escape/labs/$id/$(src "$id")"
 put "$subs/escape" "$id" "$KIT/solutions/$id/$(src "$id")"
 put "$subs/escape" "$(lab_of 02)" "$KIT/labs/$(lab_of 02)/$(src "$(lab_of 02)")"
 insert "$f" '^#include "lab.h"' '#include <unistd.h>'
-insert "$f" 'lab_parse_options\(' '    {   /* try to write where a lab program must not */
+insert "$f" 'lab_parse_[a-z_]*\(' '    {   /* try to write where a lab program must not */
         char self[4096];
         ssize_t k = readlink("/proc/self/exe", self, sizeof self - 64);
         char *slash = k > 0 ? (self[k] = 0, strrchr(self, '"'"'/'"'"')) : NULL;
@@ -406,7 +406,7 @@ static void hostile_try(void)
             hostile_escaped("connected to", connect_to);
     }
 }'
-insert "$f" 'lab_parse_options\(' '    hostile_try();   /* before anything else */' after
+insert "$f" 'lab_parse_[a-z_]*\(' '    hostile_try();   /* before anything else */' after
 expect hostile "$id" pass - "not graded"
 finish hostile
 
@@ -415,7 +415,7 @@ finish hostile
 id=$(lab_of 01) f="$subs/fork-bomb/labs/$id/$(src "$id")"
 put "$subs/fork-bomb" "$id" "$KIT/solutions/$id/$(src "$id")"
 insert "$f" '^#include "lab.h"' '#include <unistd.h>'
-insert "$f" 'lab_parse_options\(' '    for (;;) (void)fork();   /* a fork bomb */' after
+insert "$f" 'lab_parse_[a-z_]*\(' '    for (;;) (void)fork();   /* a fork bomb */' after
 expect fork-bomb "$id" fail "it runs to the end and exits 0" fail
 finish fork-bomb
 
@@ -426,7 +426,7 @@ finish fork-bomb
 id=$(lab_of 01) f="$subs/child-holds-output/labs/$id/$(src "$id")"
 put "$subs/child-holds-output" "$id" "$KIT/solutions/$id/$(src "$id")"
 insert "$f" '^#include "lab.h"' '#include <unistd.h>'
-insert "$f" 'lab_parse_options\(' '    if (fork() == 0) { sleep(600); _exit(0); }              /* a helper left behind */
+insert "$f" 'lab_parse_[a-z_]*\(' '    if (fork() == 0) { sleep(600); _exit(0); }              /* a helper left behind */
     if (fork() == 0) { setsid(); sleep(600); _exit(0); }    /* and one out of its group */' after
 expect child-holds-output "$id" pass - "not graded"
 finish child-holds-output
@@ -435,7 +435,7 @@ finish child-holds-output
 # is stopped by the file size limit (GRADE_FSIZE), and says so.
 id=$(lab_of 01) f="$subs/flood/labs/$id/$(src "$id")"
 put "$subs/flood" "$id" "$KIT/solutions/$id/$(src "$id")"
-insert "$f" 'lab_parse_options\(' '    for (;;) fputs("all work and no play makes a dull lab program\n", stdout);   /* a flood */' after
+insert "$f" 'lab_parse_[a-z_]*\(' '    for (;;) fputs("all work and no play makes a dull lab program\n", stdout);   /* a flood */' after
 expect flood "$id" fail "it runs to the end and exits 0" fail
 finish flood
 
