@@ -199,9 +199,10 @@ EOF2
     # (bats would take a line that starts with @test here for one of ours)
     printf '%s\n' '@''test "ran" {' '    true' '}' >>"$BATS_TEST_TMPDIR/run.bats"
     local t0 t1 clean=() v b
-    # the bats run-checks would take (the kit's copy, else the machine's):
+    # the bats run-checks would take (the kit's copy, else the machine's;
+    # BATS_TEST_DIRNAME is checker/ here, see setup):
     # not the one on bats' own PATH, which needs bats' settings
-    b=${BATS:-$BATS_TEST_DIRNAME/../vendor/node_modules/bats/bin/bats}
+    b=${BATS:-$BATS_TEST_DIRNAME/vendor/node_modules/bats/bin/bats}
     [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
     for v in $(compgen -e); do      # a bats of its own: none of ours' settings
         case $v in BATS_*) clean+=(-u "$v") ;; esac
