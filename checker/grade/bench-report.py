@@ -219,6 +219,9 @@ def main():
     subs = len(glob.glob(os.path.join(a.graded, "results", "*", "done")))
     meta = read_kv(sorted(glob.glob(os.path.join(a.graded, "results", "*", "meta")) or ["-"])[0])
     gpus = t.get("gpus", "").split()
+    if not gpus and a.samples:
+        # (grading stopped before timing.txt: the GPUs nvidia-smi sampled)
+        gpus = sorted(gpu_busy(os.path.join(a.samples, "gpu.csv"), t0, t1))
     device = meta.get("gpu") or "no GPU"
     kinds = collections.Counter()
     if a.klass:
@@ -232,7 +235,7 @@ def main():
     print("| device | GPUs | cores | JOBS | submissions | lab files (right / mutant / unfinished) | wall time | submissions a minute |")
     print("|---|---|---|---|---|---|---|---|")
     print("| %s | %s | %d | %d | %d | %d / %d / %d | %s | %.1f |" % (
-        device, len(gpus) or 0, os.cpu_count(), jobs, subs, kinds["solution"], kinds["mutant"],
+        device, len(gpus) or 0, len(os.sched_getaffinity(0)), jobs, subs, kinds["solution"], kinds["mutant"],
         kinds["starter"], fmt_t(wall), 60.0 * subs / wall if wall else 0))
 
     whole = None

@@ -182,3 +182,18 @@ setup_file() {
     [[ $output == *"verdicts compared check by check: "*" cells, 0 differences"* ]]
     [ -f "$o/bench.txt" ]
 }
+
+@test "a grade stopped before its end: the report counts the submissions done, and the GPUs and cores it had" {
+    local g=$BATS_TEST_TMPDIR/g s=$BATS_TEST_TMPDIR/s now
+    mkdir -p "$g/results/student-001" "$g/logs" "$s"
+    touch -d '-60 seconds' "$g/logs/listed.tsv"
+    echo "gpu=NVIDIA H100 80GB HBM3" >"$g/results/student-001/meta"
+    touch "$g/results/student-001/done"
+    # (nvidia-smi's samples: two GPUs, no timing.txt to name them)
+    now=$(date +'%Y/%m/%d %H:%M:%S.000')
+    printf '%s, 0, 10, 100\n%s, 1, 20, 200\n' "$now" "$now" >"$s/gpu.csv"
+    run -0 python3 "$GRADE/bench-report.py" --graded "$g" --samples "$s" --jobs 8
+    echo "$output"
+    assert_line --index 0 "(grading did not finish: the figures are those of the 1 submissions graded)"
+    assert_output --partial "| NVIDIA H100 80GB HBM3 | 2 | $(nproc) | 8 | 1 | "
+}
