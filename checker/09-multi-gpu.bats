@@ -368,7 +368,24 @@ near_bound() {
             "one $n in the range \"part2_event\"" "$(tq main count "kernel:$n" "${EVENT[@]}")" \
             "keep part_event()'s two launches as given"; return 1; }
     done
+    # The consumer's first work is the copy of the producer's buffer. A peer
+    # copy without peer access is traced from its queueing, the wait for the
+    # event inside it, so it is judged by its end: one that ended before the
+    # producer did read the buffer half made, though consume_kernel, behind
+    # it, may start after the producer's end.
     order=$(tq main order kernel:produce_kernel kernel:consume_kernel "${EVENT[@]}")
+    local early
+    early=$(tq main list gpu "${EVENT[@]}" | awk -F'\t' '
+        $4 == "kernel" && $6 ~ /^produce_kernel/ && pe == "" { pe = $2 }
+        $4 == "copy" && ($6 == "P2P" || $6 == "D2D") && ce == "" { ce = $2 }
+        END { if (pe != "" && ce != "" && ce + 0 <= pe + 0) printf "%.3f %.3f", ce, pe }')
+    if [ -n "$early" ]; then
+        set -- $early
+        say_fail "the copy of the producer's buffer in s_cons ending after produce_kernel ended" \
+            "the copy ended at $1 ms, produce_kernel at $2 ms: the copy read the buffer before it was made" \
+            "an event records the work queued in its stream before cudaEventRecord: record \`made\` after the producer's launch, then let s_cons wait for it (TODO 3)"
+        return 1
+    fi
     [ "$order" = before ] || say_fail \
         "consume_kernel (and the copy before it in s_cons) starting after produce_kernel ended" \
         "they overlapped: $(tq main list kernel "${EVENT_GPU[@]}" | awk -F'\t' '{ printf "%s%s %.3f-%.3f ms on GPU %s", (NR > 1 ? ", " : ""), $6, $1, $2, $9 }')" \
