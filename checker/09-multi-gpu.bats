@@ -373,7 +373,6 @@ near_bound() {
     # event inside it, so it is judged by its end: one that ended before the
     # producer did read the buffer half made, though consume_kernel, behind
     # it, may start after the producer's end.
-    order=$(tq main order kernel:produce_kernel kernel:consume_kernel "${EVENT[@]}")
     local early
     early=$(tq main list gpu "${EVENT[@]}" | awk -F'\t' '
         $4 == "kernel" && $6 ~ /^produce_kernel/ && pe == "" { pe = $2 }
@@ -386,6 +385,7 @@ near_bound() {
             "an event records the work queued in its stream before cudaEventRecord: record \`made\` after the producer's launch, then let s_cons wait for it (TODO 3)"
         return 1
     fi
+    order=$(tq main order kernel:produce_kernel kernel:consume_kernel "${EVENT[@]}")
     [ "$order" = before ] || say_fail \
         "consume_kernel (and the copy before it in s_cons) starting after produce_kernel ended" \
         "they overlapped: $(tq main list kernel "${EVENT_GPU[@]}" | awk -F'\t' '{ printf "%s%s %.3f-%.3f ms on GPU %s", (NR > 1 ? ", " : ""), $6, $1, $2, $9 }')" \

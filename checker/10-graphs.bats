@@ -165,6 +165,11 @@ in_capture() {
         "while a stream is captured its work is recorded, not run: a wait for it (cudaStreamSynchronize, cudaDeviceSynchronize, a plain cudaMemcpy) is refused and breaks the capture; wait after cudaStreamEndCapture, or for the replay"
 }
 
+# what(): a record of `tq corr gpu` (or `list`, `graph`) as the checks name
+# it: a kernel's name without its arguments, "memset", or "copy DIR". An awk
+# function for the checks' awk programs to begin with.
+WHAT_AWK='function what(  w) { w = ($4 == "kernel" ? $6 : $4 == "memset" ? $4 : $4 " " $6); sub(/\(.*/, "", w); return w }'
+
 # off_created RUN: the work, events and waits the program queued on a
 # stream it did not create, one line each with a count: "WHAT on KIND
 # (CALL) xN". The given cudaMemcpy and cudaMemset calls (synchronous: the
@@ -173,7 +178,7 @@ in_capture() {
 off_created() {
     { tq "$1" streams | awk '{ print "S\t" $1 "\t" $2 }'
       tq "$1" returned api | awk -F'\t' '{ print "C\t" $11 "\t" $6 }'
-      tq "$1" corr gpu | awk -F'\t' '{ print "R\t" $11 "\t" $5 "\t" ($4 == "kernel" ? $6 : $4 == "memset" ? $4 : $4 " " $6) }'
+      tq "$1" corr gpu | awk -F'\t' "$WHAT_AWK"'{ print "R\t" $11 "\t" $5 "\t" what() }'
       tq "$1" corr event | awk -F'\t' '{ print "R\t" $11 "\t" $5 "\tevent record" }'
       tq "$1" corr sync | awk -F'\t' '$5 != "-" { print "R\t" $11 "\t" $5 "\t" ($6 == "wait" ? "stream wait" : "wait for the stream") }'
     } | awk -F'\t' '
@@ -183,7 +188,7 @@ off_created() {
             c = call[$2]; k = ($3 in kind) ? kind[$3] : "unknown"
             if (c == "cudaMemcpy" || c == "cudaMemset") next
             if (k == "created" || k == "internal" && c == "cudaGraphLaunch") next
-            w = $4; sub(/\(.*/, "", w)
+            w = $4
             name = (k == "default" ? "the legacy default stream" : k == "per-thread" ? "a per-thread default stream" : \
                     k == "unknown" ? "a stream it never declared (a per-thread default stream that carried no work)" : "an " k " stream")
             key = w " on " name " (" c ")"
@@ -228,7 +233,7 @@ unwaited() {
     local r
     { for r in $WAITED_RANGES; do tq "$1" list "nvtx:$r" | awk -F'\t' -v r="$r" '{ print "N\t" $1 "\t" r }'; done
       tq "$1" returned api | awk -F'\t' '{ print "C\t" $1 "\t" $2 "\t" $11 "\t" $6 "\t" $12 }'
-      tq "$1" corr gpu | awk -F'\t' '{ w = ($4 == "kernel" ? $6 : $4 == "memset" ? $4 : $4 " " $6); sub(/\(.*/, "", w); print "R\t" $1 "\t" $2 "\t" $11 "\t" w "\t" $5 }'
+      tq "$1" corr gpu | awk -F'\t' "$WHAT_AWK"'{ print "R\t" $1 "\t" $2 "\t" $11 "\t" what() "\t" $5 }'
     } | awk -F'\t' '
         $1 == "N" { nn++; ns[nn] = $2 + 0; nname[nn] = $3; next }
         $1 == "C" { cs[$4] = $2 + 0; cname[$4] = $5
@@ -525,8 +530,8 @@ fork_nodes() {
     local r n
     n=$(tq "$1" count nvtx:replay)
     for r in $(seq 1 "$n"); do
-        tq "$1" graph gpu --window "nvtx:replay#$r+gpu" | awk -F'\t' -v r="$r" '
-            { w = ($4 == "kernel" ? $6 : $4 == "memset" ? $4 : $4 " " $6); sub(/\(.*/, "", w); c[w]++; g[$(NF - 2)] = 1 }
+        tq "$1" graph gpu --window "nvtx:replay#$r+gpu" | awk -F'\t' -v r="$r" "$WHAT_AWK"'
+            { c[what()]++; g[$(NF - 2)] = 1 }
             END {
                 split("pre_kernel,branch_a_kernel,branch_b_kernel,join_kernel,copy D2H", want, ",")
                 for (i = 1; i <= 5; i++) if (c[want[i]] != 1) s = s (s == "" ? "" : ", ") want[i] " x" c[want[i]] + 0
