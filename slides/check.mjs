@@ -157,7 +157,18 @@ async function checkRender(files) {
             const broken = await page.evaluate(() => [...document.images]
                 .filter((im) => im.naturalWidth === 0).map((im) => im.getAttribute('src')));
             for (const src of broken) problems.push(`${basename(file)}: image ${src} does not load`);
-            const { count, problems: found } = await page.evaluate(measure, SLACK);
+            // Marp fits a code block to its slide from a script of its own
+            // (marp-pre, auto-scaling), after the page has loaded: on a busy
+            // machine the first look may come before that. Look again, a few
+            // frames later, while a look finds something (at most 5 looks):
+            // an element that is really past its area is past it every time.
+            let look = await page.evaluate(measure, SLACK);
+            for (let i = 1; i < 5 && look.problems.length; i++) {
+                await page.evaluate(() => new Promise((ok) =>
+                    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 100)))));
+                look = await page.evaluate(measure, SLACK);
+            }
+            const { count, problems: found } = look;
             if (count === 0) problems.push(`${basename(file)}: no slides found`);
             for (const p of found) problems.push(`${basename(file)} slide ${p.slide}: ${p.what}`);
         }
