@@ -196,13 +196,16 @@ note() { echo "@note: $*" >&3; }
 # second_chance RUN CHECK...: run the command CHECK... with RUN as its last
 # argument; if it fails, run the program again (rerun_lab) up to RERUNS_MAX
 # times and run CHECK on each new run; pass as soon as one passes. Says so
-# under the check when a re-run was needed.
+# under the check when a re-run was needed. A re-run an earlier check of the
+# same run already made (RUN.againN) is looked at again, not made again: it
+# is a run of the same program as any new one would be, and each costs the
+# node a CUDA start (checker/grade/README.md, "Choosing JOBS").
 second_chance() {
     local run=$1 out i seen=""
     shift
     out=$("$@" "$run" 2>&1) && return 0
     for i in $(seq 1 "$RERUNS_MAX"); do
-        rerun_lab "$run" "$run.again$i" || break
+        [ -f "$RUNS/$run.again$i.rc" ] || rerun_lab "$run" "$run.again$i" || break
         if "$@" "$run.again$i" >/dev/null 2>&1; then
             note "passed on re-run $i of $RERUNS_MAX: the first run $(grep -m 1 '^seen:' <<<"$out" | sed 's/^seen: *//')" \
                 "(another program on the GPU?)"

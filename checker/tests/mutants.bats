@@ -73,6 +73,7 @@ fixture_replay() {
             05-overlap:breadth) k=r--order-breadth ;;
             05-overlap:uneven) k=r--chunks-7---streams-3---size-mib-16---reps-1 ;;
             06-lifetime:s[1-4]) k=r--scenario-${n#s} ;;
+            06-lifetime:stress) k=stress ;;
             *) continue ;;
         esac
         cp "$f" "$d/$k.rc"

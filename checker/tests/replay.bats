@@ -936,6 +936,64 @@ PY
     ! grep -q 'TODO 4' "$BATS_TEST_TMPDIR/$v.log"
 }
 
+# ---------------------------------------------------------------- lab 06, stress runs
+
+# made6_with VARIANT NAME EDIT...: a copy of lab 06's made run VARIANT as
+# $BATS_TEST_TMPDIR/made6/NAME, each EDIT ("FILE:N" with the verdict line of
+# scenario N in FILE made WRONG, its digest too; no-stress-run: without the
+# run of four, as a folder recorded before it) applied; replayed, its runs
+# kept in $BATS_TEST_TMPDIR/keep6/NAME.
+made6_with() {
+    local d="$BATS_TEST_TMPDIR/made6/$2" e f n
+    mkdir -p "$d"
+    cp "$LEARN/06-lifetime/$1"/* "$d/"
+    for e in "${@:3}"; do
+        [ "$e" = no-stress-run ] && { rm "$d"/stress.*; continue; }
+        f=${e%:*} n=${e##*:}
+        sed -i -e "s/^  digest_scenario$n = .*/  digest_scenario$n = 0badc0ffee0badc0/" \
+            -e "s/^\(scenario $n ([^)]*)\): verified all \([0-9]*\) elements/\1: WRONG: 1 of \2 elements differ/" "$d/$f"
+    done
+    STRESS="$KIT_ROOT/checker/tests/fixtures/progs/replay-stress" SANITIZER= \
+        KEEP_RUNS="$BATS_TEST_TMPDIR/keep6/$2" REPLAY_DIR="$d" replay_check "06-lifetime/$2"
+}
+
+# stress_runs NAME: the runs made under the stress tool, by name, sorted.
+stress_runs() {
+    (cd "$BATS_TEST_TMPDIR/keep6/$1"/06-lifetime.* && ls s[1-4].rc stress.rc 2>/dev/null | sed 's/\.rc$//' | tr '\n' ' ')
+}
+
+# scenario_ok NAME N / scenario_not_ok NAME N: made run NAME's check of scenario N passed / failed.
+scenario_ok() { grep -q "^ok [0-9]* scenario $2:" "$(tap_of "06-lifetime/$1")"; }
+scenario_not_ok() { grep -q "^not ok [0-9]* scenario $2:" "$(tap_of "06-lifetime/$1")"; }
+
+@test "lab 06: the four scenarios run once under the stress tool; a scenario that run did not verify runs again alone, and its check judges that run" {
+    local c
+    # the solution: one run under the tool, every scenario judged there
+    made6_with solution sol
+    [ "$(stress_runs sol)" = "stress " ]
+    for c in 1 2 3 4; do scenario_ok sol "$c"; done
+    # scenario 2 WRONG in the run of four, verified alone: it passes, on its own run
+    made6_with solution two stress.out:2
+    [ "$(stress_runs two)" = "s2 stress " ]
+    for c in 1 2 3 4; do scenario_ok two "$c"; done
+    # and WRONG alone too: it fails, and no other scenario
+    made6_with solution both stress.out:2 r--scenario-2.out:2
+    scenario_not_ok both 2
+    for c in 1 3 4; do scenario_ok both "$c"; done
+    # a scenario verified in the run of four is not run alone
+    made6_with solution three r--scenario-3.out:3
+    [ "$(stress_runs three)" = "stress " ]
+    scenario_ok three 3
+    # a folder recorded before the run of four: each scenario alone
+    made6_with solution old no-stress-run
+    [ "$(stress_runs old)" = "s1 s2 s3 s4 stress " ]
+    for c in 1 2 3 4; do scenario_ok old "$c"; done
+    # the made starter: all four WRONG under the tool, each alone too
+    made6_with starter starter
+    [ "$(stress_runs starter)" = "s1 s2 s3 s4 stress " ]
+    for c in 1 2 3 4; do scenario_not_ok starter "$c"; done
+}
+
 # ---------------------------------------------------------------- lab 10, made runs
 #
 # Lab 10's recorded runs (checker/tests/gpu-lab-10.sh) keep the solution,
