@@ -49,7 +49,7 @@ setup_file() {
     if [ "$(rc_of main)" != 77 ]; then
         # one run of the four scenarios, then each it did not verify alone
         # (every CUDA program's start costs the node's driver about 0.2 s,
-        # one start at a time: checker/grade/README.md, "Choosing JOBS")
+        # one start at a time: checker/grade/README.md, what limits a node)
         run_stress stress
         for sc in 1 2 3 4; do
             stress_verified stress "$sc" || run_stress "s$sc" --scenario "$sc"

@@ -199,7 +199,7 @@ note() { echo "@note: $*" >&3; }
 # under the check when a re-run was needed. A re-run an earlier check of the
 # same run already made (RUN.againN) is looked at again, not made again: it
 # is a run of the same program as any new one would be, and each costs the
-# node a CUDA start (checker/grade/README.md, "Choosing JOBS").
+# node a CUDA start (checker/grade/README.md: what limits a node).
 second_chance() {
     local run=$1 out i seen=""
     shift
