@@ -263,6 +263,16 @@ def main():
         print("| %s | %d | %.1f | %.2f | %s | %s |" % (step, len(v), sum(v), sum(v) / len(v), share, what))
     print()
     print("(trace-query is a part of checks' time, not added to the shares; the shares are of the jobs' busy time)")
+    # the node's pace: each of these runs starts a CUDA context, and the
+    # driver makes one at a time for the whole node (the untraced runs refuse
+    # their options before CUDA starts, or see no GPU: not counted)
+    started = sum(len(by_step.get(st, [])) for st in ("run-traced", "run-stress", "run-sanitizer", "rerun"))
+    if started and subs and wall:
+        print()
+        print("CUDA programs started: %d (traced runs, lab 06's stress and sanitizer runs, re-runs), "
+              "%.1f a submission, one every %.2f s of the wall time: a node's driver makes one "
+              "program's CUDA context at a time, whatever its GPU (checker/grade/README.md, "
+              "\"Choosing JOBS\")" % (started, float(started) / subs, wall / started))
     print()
     print("Each run, summed over the class (the most costly first):")
     print()
