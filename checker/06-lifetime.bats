@@ -72,6 +72,9 @@ setup_file() {
 # The verdict line of scenario N in run NAME (empty if none).
 scenario_line() { grep -m 1 "^scenario $2 " "$RUNS/$1.out"; }
 
+# stress_held RUN: the stress tool took hold of RUN (it gated some work).
+stress_held() { grep -q '^stress: summary: gated=[1-9]' "$RUNS/$1.err" 2>/dev/null; }
+
 # stress_verified RUN N: in RUN, made under the stress tool, which took hold,
 # the program ran to the end (exit 0 or 1, no TODO reached) and scenario N
 # verified its result, with the digest of the right one. Says nothing.
@@ -79,7 +82,7 @@ stress_verified() {
     built_ok || return 1
     case $(rc_of "$1") in 0|1) ;; *) return 1 ;; esac
     ! grep -q '^TODO(' "$RUNS/$1.err" 2>/dev/null || return 1
-    grep -q '^stress: summary: gated=[1-9]' "$RUNS/$1.err" 2>/dev/null || return 1
+    stress_held "$1" || return 1
     [[ $(scenario_line "$1" "$2" 2>/dev/null) == *": verified"* ]] || return 1
     check_digests "$1" "" "scenario$2" >/dev/null 2>&1
 }
@@ -91,7 +94,7 @@ stress_run() { if [ -f "$RUNS/s$1.rc" ]; then echo "s$1"; else echo stress; fi; 
 # need_stress NAME: the run happened under the stress tool, which took hold.
 need_stress() {
     need_run "$1" || return 1
-    if ! grep -q '^stress: summary: gated=[1-9]' "$RUNS/$1.err"; then
+    if ! stress_held "$1"; then
         echo "not checked: the stress tool did not take hold of the program"
         grep -m 2 '^stress' "$RUNS/$1.err" | sed 's/^/          /'
         grep -q . "$RUNS/stress-build.log" &&
@@ -161,7 +164,7 @@ your_run() {
     for sc in 1 2 3 4; do
         scenario_line main "$sc" | grep -q ': WRONG' && plain=$((plain + 1))
         r=$(stress_run "$sc")
-        grep -q '^stress: summary: gated=[1-9]' "$RUNS/$r.err" 2>/dev/null || continue
+        stress_held "$r" || continue
         held=$((held + 1))
         scenario_line "$r" "$sc" | grep -q ': verified' || stress=$((stress + 1))
     done
