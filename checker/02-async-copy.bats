@@ -161,7 +161,7 @@ gpu_time() {
     local k
     k=$(measured_h2d "$1")
     [ -n "$k" ] || { say_fail "an H2D copy once \"issue\" began" "none" \
-        "issue_work() queues the copy in (TODO 2)"; return 1; }
+        "issue_work() queues the copy in (TODO 2)"; return "$HOPELESS"; }
     check_event_time "$1" h2d "$k" gpu_ms "the measured H2D copy, kernel and D2H copy" 3 \
         "the start and stop events are recorded on the stream: the copies and the kernel must be on it too, between them"
 }

@@ -97,14 +97,16 @@ why_serial() {
     return 0
 }
 
-# near_bound ORDER RUN: one run's pipeline against its stage bound.
+# near_bound ORDER RUN: one run's pipeline against its stage bound. A cause
+# the trace shows (why_serial) is the program's, in every run: HOPELESS, no
+# re-run (a right program has none of them).
 near_bound() {
     local order=$1 run=$2 frac b pipe chunks pairs cause=""
     draw_on_fail "$run" "${LAST[@]}"
     read -r frac b pipe chunks pairs <<<"$(bound "$run")"
     [ -n "$pairs" ] || { say_fail "NVTX ranges \"sequential\" and \"pipelined\" with GPU work in them" \
         "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:pipelined) pipelined" \
-        "keep run_sequential() and run_pipelined() as given"; return 1; }
+        "keep run_sequential() and run_pipelined() as given"; return "$HOPELESS"; }
     is_true 'f * x >= 1' f="$frac" x="$BOUND_FACTOR" && return 0
     # (a re-run's hint is never shown: second_chance shows the first run's)
     [[ $run == *.again* ]] || cause=$(why_serial "$run")
@@ -112,6 +114,7 @@ near_bound() {
         "the $order pipeline within ${BOUND_FACTOR}x of what its stages allow ($chunks chunks; median of $pairs runs)" \
         "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(awk -v f="$frac" 'BEGIN { print 1 / f }')")x the bound" \
         "${cause:-something serializes the chunks: a synchronize inside the issue loop, one stream for all, a kernel without its stream, or pageable memory}"
+    [ -z "$cause" ] || return "$HOPELESS"
 }
 
 # Your run (run-checks prints it after the checks; never graded): the answers
@@ -402,7 +405,7 @@ printed_times() {
     steps=$(seq_steps "$run") brackets=$(pipe_brackets "$run")
     draw_on_fail "$run" "${LAST[@]}"
     for fig in seq_ms seq_h2d_ms seq_kernel_ms seq_d2h_ms pipe_ms; do
-        v=$(need_figure "$run" "$fig") || return 1
+        v=$(need_figure "$run" "$fig") || return "$HOPELESS"
         case $fig in
             seq_ms)
                 what="the first and the last event of a sequential run"

@@ -536,15 +536,15 @@ batch_order() {
 # same_gpu_time in lib/checks.bash); a misplaced event is misplaced in every run.
 event_time() {
     local v e0 e1 ks w QUEUED_RUN=$1
-    v=$(need_figure "$1" event_ms) || return 1
+    v=$(need_figure "$1" event_ms) || return "$HOPELESS"
     read -r e0 e1 ks <<<"$(queued events | awk -F'\t' '$1 == "E" { e[++n] = $2 } $1 == "K" { k[++m] = $2 " " $3 }
         END { if (n != 2) { print "- -", n + 0; exit }
               for (i = 1; i <= m; i++) { split(k[i], x, " "); if (x[1] >= e[1] && x[2] <= e[2]) in_++ }
               print e[1], e[2], in_ + 0 }')"
     [ "$e0" != - ] || { say_fail "two events recorded in the range \"events\"" "$ks" \
-        "start.record() before x.normal_() and stop.record() after it (TODO 7)"; return 1; }
+        "start.record() before x.normal_() and stop.record() after it (TODO 7)"; return "$HOPELESS"; }
     [ "$ks" = 1 ] || { say_fail "the events around x.normal_() enclosing its kernel alone" \
-        "they enclose $ks kernels" "start.record() right before x.normal_(), stop.record() right after (TODO 7)"; return 1; }
+        "they enclose $ks kernels" "start.record() right before x.normal_(), stop.record() right after (TODO 7)"; return "$HOPELESS"; }
     w=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.6f", b - a }')
     kept_time event_ms "$v" "$w"
     same_gpu_time "$v" "$w" || say_fail \

@@ -315,7 +315,8 @@ elsewhere_kernels() {
 # a node whose GPUs other programs share, one GPU's work can be held back
 # while the other's runs, which no structure of the trace can tell from a
 # program that waits for one GPU before it queues the next (the check above
-# proves the program did not): this check may look at up to 2 more runs.
+# proves the program did not): this check may look at up to 2 more runs,
+# unless a GPU had no work at all (HOPELESS: the same in every run).
 gpus_at_once() {
     local run=$1 spans
     draw_on_fail "$run" "${LASTPIPE[@]}"
@@ -327,6 +328,10 @@ gpus_at_once() {
     say_fail "every GPU working on its slice while the others work on theirs (the last pipelined run)" \
         "$(awk '{ printf "%sGPU %s %.3f-%.3f ms", (NR > 1 ? ", " : ""), $1, $2, $3 }' <<<"$spans")" \
         "queue every GPU's work before waiting for any (TODO 2); each slice on its own GPU (TODO 1)"
+    local n g
+    n=$(grep -c . <<<"$spans") g=$(gpus "$run")
+    [ "$n" -ge "${g:-2}" ] && [ "$n" -ge 2 ] || return "$HOPELESS"
+    return 1
 }
 
 @test "the GPUs worked at the same time" {
@@ -342,7 +347,7 @@ near_bound() {
     read -r frac b pipe reps <<<"$(split_bound "$run")"
     [ -n "$reps" ] || { say_fail "NVTX ranges \"sequential\" and \"pipelined\" with GPU work in them" \
         "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:pipelined) pipelined" \
-        "keep run_sequential() and run_pipelined() as given, TODO 2 inside the range"; return 1; }
+        "keep run_sequential() and run_pipelined() as given, TODO 2 inside the range"; return "$HOPELESS"; }
     is_true 'f * x >= 1' f="$frac" x="$BOUND_FACTOR" && return 0
     say_fail \
         "the split pipeline within ${BOUND_FACTOR}x of what the stages of its busiest GPU allow (median of $reps runs)" \
@@ -493,13 +498,13 @@ copy_times() {
     for r in staged direct; do
         [ "$(copies "$1" "$r" | wc -l)" = 2 ] || { say_fail \
             "two copies between the GPUs in the range \"$r\"" \
-            "$(copies "$1" "$r" | wc -l)" "exchange() copies each side's numbers to the other (TODO 4)"; return 1; }
+            "$(copies "$1" "$r" | wc -l)" "exchange() copies each side's numbers to the other (TODO 4)"; return "$HOPELESS"; }
         while IFS=$'\t' read -r k _ _ _ _ _ _ sel; do
             line=$((line + 1))
             dir=$([ "$line" = 1 ] && echo 0to1 || echo 1to0)
             check_event_time "$1" "$sel" "$k" "${r}_${dir}_ms" "the $r copy from GPU ${dir%to*} to GPU ${dir#*to}" 1 \
                 "the events ev[k][0] and ev[k][1] are recorded in the copy's own stream, right before and after it (TODO 4: the copy goes in p->stream[k])" ||
-                return 1
+                return
         done < <(copies "$1" "$r")
         line=0
     done

@@ -409,6 +409,8 @@ replays_of() {
 # read after the wait, not before it with the wait still inside the range;
 # and the printed FIGURE (us per iteration) times the iterations is the
 # range's length, within 0.5% + 0.1 ms (the same host interval, read twice).
+# No range or figure, or no wait after the last launch, is the program's in
+# every run: HOPELESS (second_chance makes no re-run).
 # RUN comes last: second_chance gives it.
 loop_time() {
     local name=$1 fig=$2 run=$3 k us range last d
@@ -418,7 +420,7 @@ loop_time() {
     last=$(tq "$run" list kernel --window "nvtx:$name+gpu" | awk -F'\t' '$2 + 0 > e { e = $2 + 0 } END { print e + 0 }')
     [ -n "$range" ] && [ -n "$us" ] && [ -n "$k" ] || {
         say_fail "an NVTX range \"$name\" and the figures $fig and iterations" \
-            "range: ${range:-none}; $fig = ${us:-none}" "keep the given loop and its figures"; return 1; }
+            "range: ${range:-none}; $fig = ${us:-none}" "keep the given loop and its figures"; return "$HOPELESS"; }
     # the wait: the last ...Synchronize call in the range, after its last
     # launch, returned after the loop's last kernel ended (the same clock)
     local wait
@@ -429,7 +431,7 @@ loop_time() {
     [ -n "$wait" ] || { say_fail \
         "a wait (cudaStreamSynchronize) in \"$name\" after its last launch, returning after its last kernel ends at $(fmt "$last") ms" \
         "no wait after the last launch in \"$name\"" \
-        "the time of a loop of launches counts the work only if the host waits for it: keep cudaStreamSynchronize(s) after the loop, before t1 (a GPU that keeps up with the launches hides the missing wait in one run, not in the next)"; return 1; }
+        "the time of a loop of launches counts the work only if the host waits for it: keep cudaStreamSynchronize(s) after the loop, before t1 (a GPU that keeps up with the launches hides the missing wait in one run, not in the next)"; return "$HOPELESS"; }
     is_true 'w >= l - 0.02' w="${wait%% *}" l="$last" || { say_fail \
         "the wait after the loop (${wait#* }) returns after the loop's last kernel ends, at $(fmt "$last") ms" \
         "it returned at $(fmt "${wait%% *}") ms" \

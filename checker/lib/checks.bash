@@ -200,10 +200,20 @@ note() { echo "@note: $*" >&3; }
 # same run already made (RUN.againN) is looked at again, not made again: it
 # is a run of the same program as any new one would be, and each costs the
 # node a CUDA start (checker/grade/README.md: what limits a node).
+# CHECK returns 2, not 1, when its failure has a cause the trace shows that
+# no run of a right program has and every run of this one will (no event
+# around the timed work, pageable memory, kernels on the legacy default
+# stream...): then no re-run is made, since none could pass the check
+# (HOPELESS).
+HOPELESS=2
 second_chance() {
-    local run=$1 out i seen=""
+    local run=$1 out i seen="" rc=0
     shift
-    out=$("$@" "$run" 2>&1) && return 0
+    out=$("$@" "$run" 2>&1) && return 0 || rc=$?
+    if [ "$rc" = "$HOPELESS" ]; then
+        echo "$out"
+        return 1
+    fi
     for i in $(seq 1 "$RERUNS_MAX"); do
         [ -f "$RUNS/$run.again$i.rc" ] || rerun_lab "$run" "$run.again$i" || break
         if "$@" "$run.again$i" >/dev/null 2>&1; then
@@ -538,14 +548,16 @@ same_gpu_time() {
 # run NAME printed is the time between the events around the Kth record of
 # SEL (WHAT, in words), and those events enclose COUNT operations of its
 # stream (that record, and what was timed with it). Another program on the
-# same GPU may stretch that interval, never make the two disagree.
+# same GPU may stretch that interval, never make the two disagree. A missing
+# figure, record or event, or events around other work, are the program's
+# in every run: HOPELESS (second_chance makes no re-run).
 check_event_time() {
     local run=$1 sel=$2 k=$3 fig=$4 what=$5 count=$6 hint=$7 v from to w inside
-    v=$(need_figure "$run" "$fig") || return 1
+    v=$(need_figure "$run" "$fig") || return "$HOPELESS"
     read -r from to w inside <<<"$(events_around "$run" "$sel" "$k")"
     if [ -z "$from" ]; then
         say_fail "$what in the trace" "$(tq "$run" count "$sel") records of $sel" "$hint"
-        return 1
+        return "$HOPELESS"
     fi
     if [ "$from" = - ] || [ "$to" = - ]; then
         local seen="no event before it"
@@ -553,14 +565,14 @@ check_event_time() {
         [ "$to" = - ] && seen+=", none after it" || seen+=", one after it"
         say_fail "events recorded on the stream of $what, right before and right after it" \
             "$seen" "$hint"
-        return 1
+        return "$HOPELESS"
     fi
     if [ "$inside" != "$count" ]; then
         local want="it alone"
         [ "$count" = 1 ] || want="$count operations of its stream"
         say_fail "the events around $what enclosing $want" \
             "they enclose $inside operations of that stream, $(fmt "$w") ms apart" "$hint"
-        return 1
+        return "$HOPELESS"
     fi
     kept_time "$fig" "$v" "$w"
     same_gpu_time "$v" "$w" || say_fail \

@@ -93,6 +93,30 @@ fast_enough() {
     [ "$(cat "$LAB_DIR/count")" = 3 ]
 }
 
+# fast_or_hopeless RUN: fast_enough, and a speed of 0 is a cause no run can
+# mend (HOPELESS)
+fast_or_hopeless() {
+    fast_enough "$1" && return 0
+    [ "$(figure "$1" speed)" != 0 ] || return "$HOPELESS"
+    return 1
+}
+
+@test "second_chance makes no re-run when the check says no run can pass" {
+    printf '0\n99\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    run -1 second_chance main fast_or_hopeless
+    echo "$output"
+    [[ $output == *"seen:     speed = 0"* ]]
+    [[ $output != *"re-run"* ]]
+    [ "$(cat "$LAB_DIR/count")" = 1 ]
+    # a failure that a re-run may mend is still run again
+    printf '5\n99\n' >"$LAB_DIR/speeds"
+    echo 0 >"$LAB_DIR/count"
+    run_lab main2 --
+    second_chance main2 fast_or_hopeless 3>/dev/null
+    [ "$(cat "$LAB_DIR/count")" = 2 ]
+}
+
 # tested_speed RUN: the run put the check to the test when its speed is
 # above 15 (for second_look); else say so
 tested_speed() {
@@ -147,7 +171,7 @@ tested_speed() {
     run ! same_gpu_time 0.21 0.1
 }
 
-@test "check_event_time holds a printed time against the events around its work" {
+@test "check_event_time holds a printed time against the events around its work; a misplaced event is hopeless" {
     local fx="$BATS_TEST_DIRNAME_SAVED/fixtures/trace/events.trace"
     cp "$fx" "$RUNS/ev.trace"
     # the kernel [3, 7] lies between the events at 2.5 and 7.2 on stream 13
@@ -157,14 +181,15 @@ tested_speed() {
     run -1 check_event_time ev kernel 1 k_ms "the kernel" 1 "hint"
     echo "$output"
     [[ $output == *"k_ms = the GPU's time between those two events, 4.7 ms"* ]]
-    # the copy on stream 14 has no event after it
+    # the copy on stream 14 has no event after it: no run can mend that
+    # (HOPELESS: second_chance makes no re-run)
     echo "  c_ms = 1" >"$RUNS/ev.out"
-    run -1 check_event_time ev h2d 1 c_ms "the copy" 1 "hint"
+    run -2 check_event_time ev h2d 1 c_ms "the copy" 1 "hint"
     echo "$output"
     [[ $output == *"seen:     an event before it, none after it"* ]]
     # the second kernel's events enclose both kernels
     echo "  k2_ms = 9.7" >"$RUNS/ev.out"
-    run -1 check_event_time ev kernel 2 k2_ms "the second kernel" 1 "hint"
+    run -2 check_event_time ev kernel 2 k2_ms "the second kernel" 1 "hint"
     echo "$output"
     [[ $output == *"they enclose 2 operations of that stream, 9.7 ms apart"* ]]
 }
