@@ -254,6 +254,7 @@ bw_agree() {
         "${cause:+$cause; }record start after the warm-up and right before the loop, stop right after it, on the copies' stream; cudaEventSynchronize(stop) before cudaEventElapsedTime; GB/s = bytes / (ms * 1e6) (TODO 1)"
     # a unit in every row, or no event: the same in every run
     [ -z "$cause" ] || return "$HOPELESS"
+    return 1
 }
 
 # 42 pairs of stamps a run: a switch to another program between an event's
