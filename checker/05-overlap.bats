@@ -180,9 +180,14 @@ your_run() {
     done
 }
 
-# streams_of RUN: for the GPU work inside the NVTX ranges "pipelined" and
-# "other_order" of RUN, one line per stream: "KIND KERNELS" (KIND: created or
-# default), most kernels first.
+# streams_of RUN: for the chunks' work (copies and kernels) inside the NVTX
+# ranges "pipelined" and "other_order" of RUN, one line per stream: "KIND
+# KERNELS" (KIND: created or default), most kernels first. A stream with
+# copies and no kernel is listed too (a copy on another stream races the
+# kernel of its chunk); a memset is not the chunks': a program that does
+# not wait after poison()'s cudaMemset (on the legacy default stream) can
+# have it start inside the range it enters next, every chunk on its right
+# stream (make mutate, once on an H200 beside other checkers).
 streams_of() {
     { tq "$1" streams gpu | sed 's/^/S\t/' | tr ' ' '\t'
       tq "$1" list nvtx:pipelined | sed 's/^/R\t/'
@@ -194,7 +199,7 @@ streams_of() {
         {
             for (i = 1; i <= n; i++)
                 if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
-            if (i > n) next
+            if (i > n || $5 == "memset") next
             used[$6] += 0
             if ($5 == "kernel") used[$6]++
         }

@@ -553,6 +553,46 @@ open(sys.argv[2], 'w').write('\n'.join(out))
 PY
 }
 
+# uneven_05 MODE DIR: in DIR, lab 05's recorded solution whose uneven run
+# (7 chunks over 3 streams) is changed: MODE late-memset, the cudaMemset of
+# poison() before the pipelined run starts on the GPU inside that run's range
+# (a program that does not wait after it; every chunk on its right stream);
+# MODE copy-elsewhere, the pipelined run's first H2D copy on a stream of its
+# own (a copy that races its chunk's kernel).
+uneven_05() {
+    local mode=$1 d=$2 r="$KIT_ROOT/checker/tests/fixtures/replays/05-overlap/solution"
+    local u=r--chunks-7---streams-3---size-mib-16---reps-1
+    derived "$r" "$d"
+    cp "$r"/r--* "$d/"
+    cp "$r/r.trace" "$d/r.trace"
+    python3 - "$mode" "$r/$u.trace" "$d/$u.trace" <<'PY'
+import sys
+mode, src, dst = sys.argv[1:]
+lines = open(src).read().split('\n')
+f = [l.split('\t') for l in lines]
+start = min(int(x[1]) for x in f if x[0] == 'nvtx' and x[-1] == 'pipelined')
+if mode == 'late-memset':
+    i = max(i for i, x in enumerate(f) if x[0] == 'memset' and int(x[1]) < start)
+    f[i][1], f[i][2] = str(start + 10000), str(start + 15000)
+else:
+    i = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[4] == 'H2D' and int(x[1]) > start)[1]
+    f[i][3] = '99'
+open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
+PY
+}
+
+@test "lab 05: poison()'s memset starting inside the pipelined run is not a stream of the chunks; a copy on another stream is" {
+    local check="with 7 chunks over 3 streams, chunk c runs in stream c % 3"
+    uneven_05 late-memset "$BATS_TEST_TMPDIR/late"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/late" replay_check 05-overlap/late "$check"
+    cat "$BATS_TEST_TMPDIR/05-overlap/late.log"
+    grep -qx "ok 1 $check" "$(tap_of 05-overlap/late)"
+    uneven_05 copy-elsewhere "$BATS_TEST_TMPDIR/elsewhere"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/elsewhere" replay_check 05-overlap/elsewhere "$check"
+    cat "$BATS_TEST_TMPDIR/05-overlap/elsewhere.log"
+    tap_failed "$(tap_of 05-overlap/elsewhere)" "$check"
+}
+
 # A timing check that fails for a cause the trace shows, the same in every
 # run, makes no re-run (HOPELESS in lib/checks.bash); one the trace cannot
 # explain looks at 2 more runs (second_chance).
