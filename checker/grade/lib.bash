@@ -720,12 +720,12 @@ job_gpus() {
 }
 
 # node_jobs GPUS CORES MEM_KIB: how many labs to grade at once on a node
-# (grade's JOBS when none is given): GRADE_JOBS_PER_GPU (8) a GPU, at most
+# (grade's JOBS when none is given): GRADE_JOBS_PER_GPU (16) a GPU, at most
 # one per core (a job runs one lab at a time: its build, then its program
 # under the tracer and the checks) and one per 4 GiB of memory (nvcc, lab
 # 08's torch); without a GPU one per two cores; at least 1.
 node_jobs() {
-    local gpus=$1 cores=$2 mem=$3 per=${GRADE_JOBS_PER_GPU:-8} j
+    local gpus=$1 cores=$2 mem=$3 per=${GRADE_JOBS_PER_GPU:-16} j
     j=$cores
     [ "$gpus" -gt 0 ] || j=$((cores / 2))
     [ "$gpus" -gt 0 ] && [ $((gpus * per)) -lt "$j" ] && j=$((gpus * per))

@@ -93,16 +93,17 @@ setup_file() {
     [ "$output" -ge 8 ] && [ "$output" -le 28 ]
 }
 
-@test "JOBS from the node: 8 a GPU, at most one per core and per 4 GiB of memory, at least 1" {
+@test "JOBS from the node: 16 a GPU, at most one per core and per 4 GiB of memory, at least 1" {
     . "$GRADE/lib.bash"
     local gib=1048576
-    [ "$(node_jobs 2 32 $((256 * gib)))" = 16 ]     # two H100s, 32 cores
-    [ "$(node_jobs 1 16 $((128 * gib)))" = 8 ]      # one H100, 16 cores
+    [ "$(node_jobs 2 32 $((256 * gib)))" = 32 ]     # two H100s, 32 cores
+    [ "$(node_jobs 1 16 $((128 * gib)))" = 16 ]     # one H100, 16 cores
     [ "$(node_jobs 2 8 $((128 * gib)))" = 8 ]       # few cores
     [ "$(node_jobs 4 64 $((24 * gib)))" = 6 ]       # little memory
+    [ "$(node_jobs 8 128 $((560 * gib)))" = 128 ]   # eight GPUs, 128 cores
     [ "$(node_jobs 0 2 $((8 * gib)))" = 1 ]         # no GPU, two cores
     [ "$(node_jobs 1 1 $((1 * gib)))" = 1 ]
-    [ "$(GRADE_JOBS_PER_GPU=16 node_jobs 2 32 $((256 * gib)))" = 32 ]
+    [ "$(GRADE_JOBS_PER_GPU=8 node_jobs 2 32 $((256 * gib)))" = 16 ]
     [ "$(cpu_count 0-3,8)" = 5 ]
 }
 
