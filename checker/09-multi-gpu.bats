@@ -329,7 +329,7 @@ gpus_at_once() {
         "$(awk '{ printf "%sGPU %s %.3f-%.3f ms", (NR > 1 ? ", " : ""), $1, $2, $3 }' <<<"$spans")" \
         "queue every GPU's work before waiting for any (TODO 2); each slice on its own GPU (TODO 1)"
     local n g
-    n=$(grep -c . <<<"$spans") g=$(gpus "$run")
+    n=$(grep -c . <<<"$spans" || true) g=$(gpus "$run")
     [ "$n" -ge "${g:-2}" ] && [ "$n" -ge 2 ] || return "$HOPELESS"
     return 1
 }
