@@ -253,8 +253,7 @@ bw_agree() {
         "$bad" \
         "${cause:+$cause; }record start after the warm-up and right before the loop, stop right after it, on the copies' stream; cudaEventSynchronize(stop) before cudaEventElapsedTime; GB/s = bytes / (ms * 1e6) (TODO 1)"
     # a unit in every row, or no event: the same in every run
-    [ -z "$cause" ] || return "$HOPELESS"
-    return 1
+    failed_for "$cause"
 }
 
 # 42 pairs of stamps a run: a switch to another program between an event's
@@ -317,16 +316,18 @@ timing_of() {
 # pass (HOPELESS; "copies in the pinned series come from pinned memory" says
 # so too).
 faster_pinned() {
-    local d pg pin kinds
+    local d pg pin kinds cause=""
     draw_on_fail "$1" --window nvtx:pageable --window nvtx:pinned
     for d in h2d d2h; do
         pg=$(figure "$1" pageable_${d}_gbps) pin=$(figure "$1" pinned_${d}_gbps)
         is_true 'pin > 1.2 * pg' pin="${pin:-0}" pg="${pg:-0}" && continue
         kinds=$(tq "$1" list copy --window nvtx:pinned | mem_kinds)
+        [ "$kinds" = PINNED ] || cause="the pinned series' copies in the trace: ${kinds:-none}"
         say_fail "pinned_${d}_gbps above 1.2 x pageable_${d}_gbps" \
-            "pinned $pin GB/s, pageable $pg GB/s$([ "$kinds" = PINNED ] || echo "; the pinned series' copies in the trace: ${kinds:-none}")" \
+            "pinned $pin GB/s, pageable $pg GB/s${cause:+; $cause}" \
             "is the pinned buffer really from cudaMallocHost (TODO 3)?"
-        [ "$kinds" = PINNED ] && return 1 || return "$HOPELESS"
+        failed_for "$cause"
+        return
     done
 }
 

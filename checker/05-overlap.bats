@@ -119,8 +119,7 @@ near_bound() {
         "the $order pipeline within ${BOUND_FACTOR}x of what its stages allow ($chunks chunks; median of $pairs runs), nothing in it holding the chunks back" \
         "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(awk -v f="$frac" 'BEGIN { print 1 / f }')")x the bound" \
         "${cause:-something serializes the chunks: a synchronize inside the issue loop, one stream for all, a kernel without its stream, or pageable memory}"
-    [ -z "$cause" ] || return "$HOPELESS"
-    return 1
+    failed_for "$cause"
 }
 
 # Your run (run-checks prints it after the checks; never graded): the answers

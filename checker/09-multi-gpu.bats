@@ -328,10 +328,10 @@ gpus_at_once() {
     say_fail "every GPU working on its slice while the others work on theirs (the last pipelined run)" \
         "$(awk '{ printf "%sGPU %s %.3f-%.3f ms", (NR > 1 ? ", " : ""), $1, $2, $3 }' <<<"$spans")" \
         "queue every GPU's work before waiting for any (TODO 2); each slice on its own GPU (TODO 1)"
-    local n g
+    local n g cause=""
     n=$(grep -c . <<<"$spans" || true) g=$(gpus "$run")
-    [ "$n" -ge "${g:-2}" ] && [ "$n" -ge 2 ] || return "$HOPELESS"
-    return 1
+    [ "$n" -ge "${g:-2}" ] && [ "$n" -ge 2 ] || cause="a GPU with no work"
+    failed_for "$cause"
 }
 
 @test "the GPUs worked at the same time" {

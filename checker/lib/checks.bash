@@ -206,6 +206,12 @@ note() { echo "@note: $*" >&3; }
 # stream...): then no re-run is made, since none could pass the check
 # (HOPELESS).
 HOPELESS=2
+
+# failed_for CAUSE: the status a check returns once it has said why it
+# failed: HOPELESS where CAUSE (what the trace shows, the same in every run)
+# is not empty, else 1 (another run may pass). Its last command.
+failed_for() { [ -n "$1" ] && return "$HOPELESS"; return 1; }
+
 second_chance() {
     local run=$1 out i seen="" rc=0
     shift

@@ -94,11 +94,12 @@ fast_enough() {
 }
 
 # fast_or_hopeless RUN: fast_enough, and a speed of 0 is a cause no run can
-# mend (HOPELESS)
+# mend (failed_for: HOPELESS)
 fast_or_hopeless() {
+    local cause=""
     fast_enough "$1" && return 0
-    [ "$(figure "$1" speed)" != 0 ] || return "$HOPELESS"
-    return 1
+    [ "$(figure "$1" speed)" != 0 ] || cause="stopped"
+    failed_for "$cause"
 }
 
 @test "second_chance makes no re-run when the check says no run can pass" {
