@@ -829,8 +829,11 @@ EOF
 # (/opt/torch/.venv): the sandbox must bind it, and make its parent readable
 # to the sandbox uid, or lab 08 is "not graded: import torch failed" for
 # every student (seen on an H100 node). A made venv with a made torch that
-# sees no GPU: the lab must get as far as asking it.
-@test "lab 08 in the sandbox runs with the torch of a virtual environment outside /usr" {
+# sees no GPU: the lab must get as far as asking it. That node's torch has
+# no compiled modules and its environment says PYTHONDONTWRITEBYTECODE=1, so
+# that each run compiled torch again: the grader compiles it once, and the
+# lab's run reads them from there (the made torch's version says so).
+@test "lab 08 in the sandbox runs with the torch of a virtual environment outside /usr, compiled once" {
     skip_full "one more grading, of lab 08"
     local v sp out="$BATS_TEST_TMPDIR/l8" c="$BATS_TEST_TMPDIR/c8"
     # (in /opt, as a GPU node has it; not under /tmp, where the kit of a CI
@@ -839,14 +842,40 @@ EOF
     python3 -m venv --without-pip "$v" 2>/dev/null || { rm -rf "$v"; skip "python3 cannot make a virtual environment here"; }
     sp=$("$v/bin/python3" -c 'import site; print(site.getsitepackages()[0])')
     mkdir -p "$sp/torch" "$c/one"
-    printf '%s\n' "__version__ = 'made'" 'class version: cuda = None' \
+    # (made-cached: this module was read from the grader's compiled copy)
+    printf '%s\n' 'import os, sys' \
+        "__version__ = 'made-cached' if sys.pycache_prefix and os.path.exists(__cached__) else 'made'" \
+        'class version: cuda = None' \
         'class cuda:' '    @staticmethod' '    def is_available(): return False' >"$sp/torch/__init__.py"
     chmod -R a+rX "$v" "$BATS_TEST_TMPDIR"     # (mktemp made it mode 700)
     cp "$KIT_ROOT/solutions/08-pytorch/streams.py" "$c/one/"
-    PATH="$v/bin:$PATH" run without_bats_env "$KIT_ROOT/checker/grade/grade" --labs 08 -o "$out" "$c"
+    PATH="$v/bin:$PATH" PYTHONDONTWRITEBYTECODE=1 run without_bats_env "$KIT_ROOT/checker/grade/grade" --labs 08 -o "$out" "$c"
     echo "$output"
     [[ $output == *"grade: sandbox: bubblewrap"* ]] || { rm -rf "$v"; skip "bubblewrap cannot make a sandbox here"; }
+    [ ! -e "$sp/torch/__pycache__" ]
     rm -rf "$v"
+    [[ $output == *"grade: torch's modules compiled once for lab 08"* ]]
     grep -m 1 '# skip' "$out/results/one/08-pytorch.tap"
-    grep -q '# skip no CUDA device: torch made sees no CUDA device' "$out/results/one/08-pytorch.tap"
+    grep -q '# skip no CUDA device: torch made-cached sees no CUDA device' "$out/results/one/08-pytorch.tap"
+}
+
+# A torch that has its compiled modules beside it (a pip install) is left
+# as it is, and a class without lab 08 compiles none (torch_bytecode).
+@test "the grader compiles torch only for a Python lab, and only where it has no compiled modules" {
+    local sp="$BATS_TEST_TMPDIR/sp" d="$BATS_TEST_TMPDIR/pyc"
+    mkdir -p "$sp/torch/cuda"
+    echo "x = 1" >"$sp/torch/__init__.py"
+    : >"$sp/torch/cuda/__init__.py"
+    : >"$sp/torch/cuda/nvtx.py"
+    tb() { PYTHONPATH=$sp LAB_PYTHON=python3 bash -c '. "$1/checker/grade/lib.bash"; torch_bytecode "${@:2}"' _ "$KIT_ROOT" "$@"; }
+    PYTHONDONTWRITEBYTECODE=1 run -1 tb "$d" "$KIT_ROOT" 01-sync-copy 02-async-copy
+    [ -z "$output" ] && [ ! -e "$d" ]
+    PYTHONDONTWRITEBYTECODE=1 run -0 tb "$d" "$KIT_ROOT" 01-sync-copy 08-pytorch
+    [ "$output" = "$d" ]
+    ls -R "$d" | grep -q '__init__\..*\.pyc'
+    [ ! -e "$sp/torch/__pycache__" ]
+    python3 -m compileall -q "$sp/torch"
+    rm -rf "$d"
+    run -1 tb "$d" "$KIT_ROOT" 08-pytorch
+    [ -z "$output" ] && [ ! -e "$d" ]
 }
