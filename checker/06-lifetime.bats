@@ -34,7 +34,7 @@ run_stress() {
     shift
     built_ok || return 0
     { echo 0; echo --; [ $# -eq 0 ] || printf '%s\n' "$@"; } >"$RUNS/$name.how"
-    [ -z "${GRADE_STEPS:-}" ] || t0=$(step_now)
+    [ -z "${GRADE_STEPS:-}" ] || step_now t0
     timeout -k 5 "$RUN_TIMEOUT" "$STRESS" -- "$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)" \
         >"$RUNS/$name.out" 2>"$RUNS/$name.err" || rc=$?
     echo "$rc" >"$RUNS/$name.rc"
@@ -56,7 +56,7 @@ setup_file() {
         done
         if [ -n "$SANITIZER" ] && built_ok; then
             rc=0
-            [ -z "${GRADE_STEPS:-}" ] || t0=$(step_now)
+            [ -z "${GRADE_STEPS:-}" ] || step_now t0
             timeout -k 5 "$RUN_TIMEOUT" "$SANITIZER" --tool memcheck \
                 --track-stream-ordered-races all "$LAB_DIR/$PROG" "${SANITIZER_ARGS[@]}" \
                 --seed "$(lab_seed)" \
