@@ -163,6 +163,52 @@ tested_speed() {
     [ "$(cat "$LAB_DIR/count")" = 3 ]
 }
 
+@test "a run's digests are computed once however many checks ask, its status and output kept" {
+    DIGESTS=$BATS_TEST_TMPDIR/digests
+    cat >"$DIGESTS" <<'EOF'
+#!/usr/bin/env bash
+echo x >>"$(dirname "$0")/digests.calls"
+[[ " $* " == *" --bad "* ]] && { echo "digests: bad option --bad" >&2; exit 2; }
+echo "digest_a = $*"
+printf 'digest_b = two words\n'
+EOF
+    chmod +x "$DIGESTS"
+    run -0 kit_digests --n "1 2" --seed 7
+    [ "$output" = "$(printf 'digest_a = 00-test --n 1 2 --seed 7\ndigest_b = two words')" ]
+    run -0 kit_digests --n "1 2" --seed 7
+    [ "$output" = "$(printf 'digest_a = 00-test --n 1 2 --seed 7\ndigest_b = two words')" ]
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/digests.calls")" = 1 ]
+    run -0 kit_digests --n "1 2" --seed 8
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/digests.calls")" = 2 ]
+    run -2 kit_digests --bad --seed 7
+    [ "$output" = "digests: bad option --bad" ]
+    run -2 kit_digests --bad --seed 7
+    [ "$output" = "digests: bad option --bad" ]
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/digests.calls")" = 3 ]
+}
+
+# lib/checks.bash drops bats' DEBUG trap in subshells (its cost): a failed
+# check still names its own line and command, also where a function of the
+# lib and a subshell ran before it.
+@test "a failed check's report names the line and command that failed, subshells and all" {
+    local f=$BATS_TEST_TMPDIR/t.bats
+    # (bats would take a line that starts with @test here for one of ours)
+    printf '%s\n' "load \"$BATS_TEST_DIRNAME/lib/checks\"" '@''test "one" {' \
+        '    v=$(echo a | tr a b; x=$(echo c))' "    is_true '1 < 2'" '    [ "$v" = c ]' '}' >"$f"
+    local clean=() v b
+    # the bats run-checks would take, of its own (as the test below)
+    b=${BATS:-$BATS_TEST_DIRNAME/vendor/node_modules/bats/bin/bats}
+    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
+    for v in $(compgen -e); do
+        case $v in BATS_*) clean+=(-u "$v") ;; esac
+    done
+    run -1 env "${clean[@]}" "$b" --tap "$f"
+    echo "$output"
+    [[ $output == *"not ok 1 one"* ]]
+    [[ $output == *"in test file $f, line 5)"* ]]
+    [[ $output == *'`[ "$v" = c ]'"' failed"* ]]
+}
+
 @test "same_gpu_time allows 0.5% + 0.1 ms and no more" {
     same_gpu_time 10.14 10
     same_gpu_time 9.86 10
