@@ -392,7 +392,8 @@ import importlib.util as u, os, sys
 s = u.find_spec("torch")
 sys.exit(0 if s and s.origin and os.path.exists(u.cache_from_source(s.origin)) else 1)' 2>/dev/null && return 1
     rm -rf "$dir" && mkdir -p "$dir" || return 1
-    (cd / && env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$dir"         timeout -k 5 300 "$p" -c 'import torch
+    (cd / && env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$dir" \
+        timeout -k 5 300 "$p" -c 'import torch
 try: import torch.cuda.nvtx
 except Exception: pass' >/dev/null 2>&1) || { rm -rf "$dir"; return 1; }
     chmod -R go-w,a+rX "$dir"
