@@ -144,12 +144,22 @@ uint32_t trace_thread_of(const struct trace *t, const struct rec *r)
 /* Parse a whole field as an unsigned number. Return 0 on success. */
 static int num(const char *s, uint64_t *v)
 {
-	char *end;
+	uint64_t x = 0;
 	if (*s < '0' || *s > '9')
 		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return (*end || errno) ? -1 : 0;
+	/* (what strtoull reads from a field that starts with a digit, and a
+	 * number past 2^64 - 1 refused as its ERANGE is: a trace has some
+	 * 100000 of them to read, and strtoull's locale costs) */
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (*s)
+		return -1;
+	*v = x;
+	return 0;
 }
 
 static int num32(const char *s, uint32_t *v)
@@ -165,6 +175,20 @@ static int num32(const char *s, uint32_t *v)
 static int dim3(const char *s, int32_t d[3])
 {
 	char tail;
+	const char *p = s;
+	/* the usual "X,Y,Z" of up to 9 digits each, by hand; anything else
+	 * (signs, spaces, more digits) as sscanf reads it */
+	for (int i = 0; i < 3; i++) {
+		int32_t x = 0, k = 0;
+		for (; *p >= '0' && *p <= '9' && k < 9; p++, k++)
+			x = x * 10 + (*p - '0');
+		if (!k || *p != (i < 2 ? ',' : 0))
+			goto slow;
+		d[i] = x;
+		p++;
+	}
+	return 0;
+slow:
 	return sscanf(s, "%d,%d,%d%c", &d[0], &d[1], &d[2], &tail) == 3 ? 0 : -1;
 }
 
@@ -421,6 +445,17 @@ static int grow(void **v, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
+/* The first 63 characters of a line as read (split() put NULs where its
+ * tabs were), into copy[64]: what a message about the line shows. */
+static const char *line_copy(char *copy, const char *line, size_t ll)
+{
+	size_t i;
+	for (i = 0; i < ll && i < 63; i++)
+		copy[i] = line[i] ? line[i] : '\t';
+	copy[i] = 0;
+	return copy;
+}
+
 /* Read the lines of t->text (the file path) into t's records, meta and
  * declarations. Return 0, or 3 after one line on stderr saying why. */
 static int read_lines(const char *path, struct trace *t)
@@ -440,7 +475,7 @@ static int read_lines(const char *path, struct trace *t)
 			p += strlen(p);
 		}
 		lineno++;
-		size_t ll = strlen(line);
+		size_t ll = nl ? (size_t)(nl - line) : strlen(line);
 		if (ll && line[ll - 1] == '\r')
 			line[--ll] = 0;
 		if (lineno == 1) {
@@ -460,13 +495,12 @@ static int read_lines(const char *path, struct trace *t)
 		}
 		if (ll == 0 || line[0] == '#')
 			continue;
-		snprintf(copy, sizeof copy, "%s", line); /* for the message */
 		if (saw_end)
-			return bad_line(path, lineno, copy, "after the end line");
+			return bad_line(path, lineno, line_copy(copy, line, ll), "after the end line");
 		int n = split(line, f);
 		if (strcmp(f[0], "meta") == 0) {
 			if (n != 3)
-				return bad_line(path, lineno, copy, "wrong number of fields");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "wrong number of fields");
 			if (grow((void **)&t->meta, &cap_m, t->nmeta, sizeof *t->meta))
 				goto oom;
 			t->meta[t->nmeta].key = f[1];
@@ -480,7 +514,7 @@ static int read_lines(const char *path, struct trace *t)
 			    (num32(f[3], &d.device) || (sy = lookup(stream_sync_names, 3, f[4])) < 0))
 				k = -1;
 			if (n != want || num32(f[1], &d.id) || k < 0)
-				return bad_line(path, lineno, copy, "bad stream line");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad stream line");
 			d.kind = (uint8_t)k;
 			d.sync = (uint8_t)sy;
 			if (grow((void **)&t->streams, &cap_s, t->nstreams, sizeof d))
@@ -491,11 +525,11 @@ static int read_lines(const char *path, struct trace *t)
 			struct device_decl d;
 			char *e1, *e2;
 			if (n != 5 || num32(f[1], &d.id))
-				return bad_line(path, lineno, copy, "bad device line");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad device line");
 			d.copy_engines = (int)strtol(f[2], &e1, 10);
 			d.sm_count = (int)strtol(f[3], &e2, 10);
 			if (*e1 || *e2 || e1 == f[2] || e2 == f[3])
-				return bad_line(path, lineno, copy, "bad device line");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad device line");
 			d.name = f[4];
 			if (grow((void **)&t->devices, &cap_d, t->ndevices, sizeof d))
 				goto oom;
@@ -505,7 +539,7 @@ static int read_lines(const char *path, struct trace *t)
 			struct corr_dev c;
 			if (n != 3 || num32(f[1], &c.corr) || num32(f[2], &c.device) ||
 			    c.device == NO_DEVICE)
-				return bad_line(path, lineno, copy, "bad current line");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad current line");
 			if (grow((void **)&t->currents, &cap_c, t->ncurrents, sizeof c))
 				goto oom;
 			t->currents[t->ncurrents++] = c;
@@ -515,35 +549,35 @@ static int read_lines(const char *path, struct trace *t)
 			uint64_t node;
 			if (!r || (r->kind != K_KERNEL && r->kind != K_COPY && r->kind != K_MEMSET) ||
 			    r->graph)
-				return bad_line(path, lineno, copy,
+				return bad_line(path, lineno, line_copy(copy, line, ll),
 						"a graph line belongs right after a kernel, copy or memset");
 			if (n != 3 || num32(f[1], &r->graph) || num(f[2], &node) || !r->graph)
-				return bad_line(path, lineno, copy, "bad graph line");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad graph line");
 			r->node = node;
 		} else if (strcmp(f[0], "error") == 0 && t->version >= 4) {
 			/* error CORR CODE, after the api line of the same CORR */
 			struct rec *r = t->n ? &t->recs[t->n - 1] : NULL;
 			uint32_t corr, code;
 			if (n != 3 || num32(f[1], &corr) || num32(f[2], &code) || !code)
-				return bad_line(path, lineno, copy, "bad error line");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad error line");
 			if (!r || r->kind != K_API || r->corr != corr || r->ret)
-				return bad_line(path, lineno, copy,
+				return bad_line(path, lineno, line_copy(copy, line, ll),
 						"an error line belongs right after its api line");
 			r->ret = code;
 		} else if (strcmp(f[0], "end") == 0) {
 			uint64_t nrec;
 			if (n != 3 || num(f[1], &nrec) || num(f[2], &t->dropped))
-				return bad_line(path, lineno, copy, "bad end line");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad end line");
 			saw_end = 1;
 		} else {
 			const char *why;
 			if (grow((void **)&t->recs, &cap_r, t->n, sizeof *t->recs))
 				goto oom;
 			if (n > MAX_FIELDS)
-				return bad_line(path, lineno, copy, "too many fields");
+				return bad_line(path, lineno, line_copy(copy, line, ll), "too many fields");
 			why = parse_rec(f, n, &t->recs[t->n], t->version);
 			if (why)
-				return bad_line(path, lineno, copy, why);
+				return bad_line(path, lineno, line_copy(copy, line, ll), why);
 			t->recs[t->n++].line = (uint32_t)lineno;
 		}
 	}
