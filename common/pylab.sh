@@ -5,8 +5,8 @@
 # it the way the C labs run their programs. Where no python3 has torch,
 # @SRC@ itself says "no usable CUDA device: import torch failed" (exit 77).
 here=$(dirname "$0")
-# LAB_PYCACHE: a folder of torch's modules compiled ahead (the grader makes
-# one where torch ships none: checker/grade/lib.bash, torch_bytecode).
+# LAB_PYCACHE: a folder of torch's modules compiled ahead of the run (the
+# kit's grader makes one where torch is installed without them).
 [ -n "${LAB_PYCACHE:-}" ] && [ -d "$LAB_PYCACHE" ] && export PYTHONPYCACHEPREFIX="$LAB_PYCACHE"
 has_torch='import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)'
 for py in ${LAB_PYTHON:-} python3 /usr/bin/python3; do
