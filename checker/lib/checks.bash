@@ -652,13 +652,12 @@ run_args() { sed '1,/^--$/d' "$RUNS/$1.how" 2>/dev/null; }
 # digest the kit's own tool (checker/verify/digests) computes for RUN's
 # options and seed: the verdict does not rest on the program's verify().
 check_digests() {
-    local run=$1 prefix=${2:-} seed want name eq value got args=()
+    local run=$1 prefix=${2:-} seed want name eq value got
     shift 2 2>/dev/null || shift
     seed=$(lab_seed)
     [ -x "$DIGESTS" ] || make --no-print-directory -s -C "$KIT_ROOT/checker/verify" >/dev/null 2>&1
     [ -x "$DIGESTS" ] || { echo "not checked: the kit's digest tool is not built (make tools)"; return 1; }
-    mapfile -t args < <(run_args "$run")
-    want=$(kit_digests "${args[@]}" --seed "$seed") || {
+    want=$(run_digests "$run") || {
         echo "not checked: the kit's digest tool refused the run's options: $want"; return 1; }
     while read -r name eq value; do
         [ $# -eq 0 ] || [[ " $* " == *" ${name#digest_} "* ]] || continue
@@ -882,24 +881,18 @@ if declare -F bats_setup_tracing >/dev/null && ! declare -F kit_bats_setup_traci
     }
 fi
 
-# kit_digests ARGS...: what `$DIGESTS $LAB_ID ARGS...` prints (its stdout
-# and stderr) and its status, computed once per checker run for each ARGS
-# (kept in $RUNS/digests/): lab 06 checks the same run's digests in a dozen
-# checks, 31 ms of CPU each. (check_digests)
-kit_digests() {
-    local a k=$LAB_ID c out="" rc=0
-    for a in "$@"; do a=${a//%/%25} a=${a// /%20} a=${a//\//%2F}; k+=" $a"; done
-    c="$RUNS/digests/$k"
-    if [ ${#k} -gt 200 ] || { ! [ -d "$RUNS/digests" ] && ! mkdir -p "$RUNS/digests" 2>/dev/null; }; then
-        "$DIGESTS" "$LAB_ID" "$@" 2>&1
-        return
+# run_digests RUN: what the kit's digest tool prints (its stdout and stderr)
+# for RUN's options and the checker's seed, and its status; kept as
+# RUN.digests{,.rc}, as other answers of a run are (lab 06 asks for the
+# same run's in a dozen checks, 31 ms of CPU each), and made again where the
+# run was made anew since. (check_digests)
+run_digests() {
+    local keep="$RUNS/$1.digests" args=() rc=0
+    if ! [ "$keep.rc" -nt "$RUNS/$1.how" ]; then
+        mapfile -t args < <(run_args "$1")
+        "$DIGESTS" "$LAB_ID" "${args[@]}" --seed "$(lab_seed)" >"$keep" 2>&1 || rc=$?
+        echo "$rc" >"$keep.rc"
     fi
-    if ! [ -f "$c.rc" ]; then
-        "$DIGESTS" "$LAB_ID" "$@" >"$c" 2>&1 || rc=$?
-        echo "$rc" >"$c.rc"
-    fi
-    IFS= read -r -d '' out <"$c" || true
-    read -r rc <"$c.rc"
-    printf '%s' "$out"
-    return "$rc"
+    cat "$keep"
+    return "$(cat "$keep.rc")"
 }

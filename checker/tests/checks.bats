@@ -33,6 +33,20 @@ EOF
     chmod +x "$LAB_DIR/fake"
 }
 
+# own_bats ARGS...: the bats run-checks would take (the kit's copy, else the
+# machine's; BATS_TEST_DIRNAME is checker/ here, see setup), not the one on
+# bats' own PATH, which needs bats' settings; a bats of its own, with none of
+# ours' settings (BATS_*), for at most 60 s.
+own_bats() {
+    local clean=() v b
+    b=${BATS:-$BATS_TEST_DIRNAME/vendor/node_modules/bats/bin/bats}
+    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
+    for v in $(compgen -e); do
+        case $v in BATS_*) clean+=(-u "$v") ;; esac
+    done
+    env "${clean[@]}" timeout 60 "$b" "$@"
+}
+
 # fast_enough RUN: the check under test: speed above 10
 fast_enough() {
     local v
@@ -164,7 +178,7 @@ tested_speed() {
 }
 
 @test "a run's digests are computed once however many checks ask, its status and output kept" {
-    DIGESTS=$BATS_TEST_TMPDIR/digests
+    DIGESTS=$BATS_TEST_TMPDIR/digests LAB_SEED=7
     cat >"$DIGESTS" <<'EOF'
 #!/usr/bin/env bash
 echo x >>"$(dirname "$0")/digests.calls"
@@ -173,16 +187,23 @@ echo "digest_a = $*"
 printf 'digest_b = two words\n'
 EOF
     chmod +x "$DIGESTS"
-    run -0 kit_digests --n "1 2" --seed 7
+    printf '1\n1\n1\n1\n' >"$LAB_DIR/speeds"
+    run_lab first -- --n "1 2"
+    run -0 run_digests first
     [ "$output" = "$(printf 'digest_a = 00-test --n 1 2 --seed 7\ndigest_b = two words')" ]
-    run -0 kit_digests --n "1 2" --seed 7
+    run -0 run_digests first
     [ "$output" = "$(printf 'digest_a = 00-test --n 1 2 --seed 7\ndigest_b = two words')" ]
     [ "$(wc -l <"$BATS_TEST_TMPDIR/digests.calls")" = 1 ]
-    run -0 kit_digests --n "1 2" --seed 8
+    # a run made anew is computed anew
+    sleep 0.01
+    run_lab first -- --n 3
+    run -0 run_digests first
+    [ "$output" = "$(printf 'digest_a = 00-test --n 3 --seed 7\ndigest_b = two words')" ]
     [ "$(wc -l <"$BATS_TEST_TMPDIR/digests.calls")" = 2 ]
-    run -2 kit_digests --bad --seed 7
+    run_lab bad -- --bad
+    run -2 run_digests bad
     [ "$output" = "digests: bad option --bad" ]
-    run -2 kit_digests --bad --seed 7
+    run -2 run_digests bad
     [ "$output" = "digests: bad option --bad" ]
     [ "$(wc -l <"$BATS_TEST_TMPDIR/digests.calls")" = 3 ]
 }
@@ -195,14 +216,7 @@ EOF
     # (bats would take a line that starts with @test here for one of ours)
     printf '%s\n' "load \"$BATS_TEST_DIRNAME/lib/checks\"" '@''test "one" {' \
         '    v=$(echo a | tr a b; x=$(echo c))' "    is_true '1 < 2'" '    [ "$v" = c ]' '}' >"$f"
-    local clean=() v b
-    # the bats run-checks would take, of its own (as the test below)
-    b=${BATS:-$BATS_TEST_DIRNAME/vendor/node_modules/bats/bin/bats}
-    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
-    for v in $(compgen -e); do
-        case $v in BATS_*) clean+=(-u "$v") ;; esac
-    done
-    run -1 env "${clean[@]}" "$b" --tap "$f"
+    run -1 own_bats --tap "$f"
     echo "$output"
     [[ $output == *"not ok 1 one"* ]]
     [[ $output == *"in test file $f, line 5)"* ]]
@@ -270,17 +284,9 @@ setup_file() {
 EOF2
     # (bats would take a line that starts with @test here for one of ours)
     printf '%s\n' '@''test "ran" {' '    true' '}' >>"$BATS_TEST_TMPDIR/run.bats"
-    local t0 t1 clean=() v b
-    # the bats run-checks would take (the kit's copy, else the machine's;
-    # BATS_TEST_DIRNAME is checker/ here, see setup):
-    # not the one on bats' own PATH, which needs bats' settings
-    b=${BATS:-$BATS_TEST_DIRNAME/vendor/node_modules/bats/bin/bats}
-    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
-    for v in $(compgen -e); do      # a bats of its own: none of ours' settings
-        case $v in BATS_*) clean+=(-u "$v") ;; esac
-    done
+    local t0 t1
     t0=$(date +%s)
-    run env "${clean[@]}" timeout 60 "$b" --tap "$BATS_TEST_TMPDIR/run.bats"
+    run own_bats --tap "$BATS_TEST_TMPDIR/run.bats"
     t1=$(date +%s)
     echo "$output"
     cat "$RUNS/main.out"
