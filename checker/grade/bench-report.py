@@ -28,6 +28,7 @@ STEPS = [
     ("unpack", "unpack an archive (tar, zip) in the sandbox"),
     ("build", "build a lab's program (make, nvcc), ahead of its checks"),
     ("build-cached", "a build of the same source, kit and compiler, reused"),
+    ("gpu-wait", "waiting for a slot on the GPU (GRADE_GPU_SLOTS), after the build"),
     ("run-traced", "a run under the trace tool (each named below)"),
     ("run", "a run untraced (bad option, no device, ...)"),
     ("run-stress", "lab 06: a run under the stress tool"),
@@ -38,6 +39,8 @@ STEPS = [
     ("grader", "the grader's own: a kit copy a part of a submission, finding files, the sandbox's steps"),
 ]
 INSIDE = {"build", "run-traced", "run", "run-stress", "run-sanitizer", "rerun", "trace-query"}
+# a lab's steps the grader takes before its checker, outside it
+OUTSIDE = {"build", "build-cached", "gpu-wait"}
 
 
 def read_kv(path):
@@ -93,8 +96,9 @@ def steps_of(graded):
             for step, name, s in lines:
                 if step == "checker":
                     continue
-                if step in ("build", "build-cached") and name == lab:
-                    # the grader's build, ahead of the checker (not inside it)
+                if step in OUTSIDE and name == lab:
+                    # the grader's build, ahead of the checker (not inside
+                    # it), and its wait for a GPU slot
                     by_step[step].append(s)
                     by_lab[lab] += s
                     busy += s
@@ -109,7 +113,7 @@ def steps_of(graded):
                 by_step["checks"].append(max(0.0, checker - inner))
                 by_lab[lab] += checker
                 busy += checker
-            parts += checker + sum(s for st, n, s in lines if st in ("build", "build-cached") and n == lab)
+            parts += checker + sum(s for st, n, s in lines if st in OUTSIDE and n == lab)
         if whole is not None:
             by_step["grader"].append(max(0.0, whole - parts))
             busy += max(0.0, whole - parts)
@@ -234,8 +238,11 @@ def main():
     print()
     print("| device | GPUs | cores | JOBS | submissions | lab files (right / mutant / unfinished) | wall time | submissions a minute |")
     print("|---|---|---|---|---|---|---|---|")
-    print("| %s | %s | %d | %d | %d | %d / %d / %d | %s | %.1f |" % (
-        device, len(gpus) or 0, len(os.sched_getaffinity(0)), jobs, subs, kinds["solution"], kinds["mutant"],
+    slots = os.environ.get("GRADE_GPU_SLOTS", "")
+    print("| %s | %s | %d | %s | %d | %d / %d / %d | %s | %.1f |" % (
+        device, len(gpus) or 0, len(os.sched_getaffinity(0)),
+        "%d%s" % (jobs, " (GRADE_GPU_SLOTS=%s: at most %s checkers at once a GPU)" % (slots, slots) if slots else ""),
+        subs, kinds["solution"], kinds["mutant"],
         kinds["starter"], fmt_t(wall), 60.0 * subs / wall if wall else 0))
 
     whole = None

@@ -777,6 +777,41 @@ compiler_id() {
       echo "CUDA_ARCH=${CUDA_ARCH-unset} NVTX=${NVTX-unset}"; } | sha256sum | cut -c 1-16
 }
 
+# gpu_slots_take DIR N DEVS: hold one of N slots of each GPU in DEVS (the
+# job's CUDA_VISIBLE_DEVICES: 0, or 0,1 for a lab that needs two), waiting
+# while all N are held, and taking the GPUs in one order, so that two
+# checkers that need the same two cannot wait on each other. A slot is a
+# lock file of the grader's (DIR/gpuG.K, flock), outside every sandbox: no
+# submission can take or hold one. Sets GPU_SLOT_FDS, the descriptors to
+# close in what runs while they are held, and to give back with
+# gpu_slots_give. (GRADE_GPU_SLOTS: at most N checkers at once on a GPU;
+# checker/grade/README.md, "Choosing JOBS".)
+gpu_slots_take() {
+    local dir=$1 n=$2 g k fd got
+    GPU_SLOT_FDS=()
+    # (the grader's alone: a sandbox's uid cannot even open a slot)
+    [ -d "$dir" ] || mkdir -p -m 700 "$dir" 2>/dev/null || [ -d "$dir" ] || return 1
+    for g in $(tr ',' '\n' <<<"$3" | tr -c 'A-Za-z0-9.\n-' '_' | sort -u); do
+        got=""
+        while [ -z "$got" ]; do
+            for ((k = 1; k <= n; k++)); do
+                exec {fd}>>"$dir/gpu$g.$k" || return 1
+                if flock -n "$fd"; then got=$fd; break; fi
+                exec {fd}>&-
+            done
+            [ -n "$got" ] || sleep 0.05
+        done
+        GPU_SLOT_FDS+=("$got")
+    done
+}
+
+# gpu_slots_give: give back the slots gpu_slots_take holds.
+gpu_slots_give() {
+    local fd
+    for fd in "${GPU_SLOT_FDS[@]}"; do exec {fd}>&-; done
+    GPU_SLOT_FDS=()
+}
+
 # grade_now: the time now in microseconds. grade_step FILE STEP NAME T0:
 # append "STEP<TAB>NAME<TAB>SECONDS" (since T0, grade_now's) to FILE (-:
 # print it), the

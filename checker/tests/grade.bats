@@ -893,3 +893,34 @@ EOF
     run -1 tb "$d" "$KIT_ROOT" 08-pytorch
     [ -z "$output" ] && [ ! -e "$d" ]
 }
+
+# GRADE_GPU_SLOTS=N: at most N labs' checkers at once on a GPU (a start of
+# a CUDA program costs more the more programs are alive on its GPU:
+# checker/grade/README.md, "Choosing JOBS"). The slots are lock files of
+# the grader's, in a folder only it can open (gpu_slots_take).
+@test "GRADE_GPU_SLOTS: at most N checkers at once on a GPU, two GPUs taken in one order, the slots the grader's alone" {
+    local d="$BATS_TEST_TMPDIR/slots"
+    run -0 timeout 30 bash -c '
+        . "$1/checker/grade/lib.bash"; d=$2
+        stamp() { echo "$1 $EPOCHREALTIME"; }
+        gpu_slots_take "$d" 1 0 && stamp "A took GPU 0"
+        ( gpu_slots_give; gpu_slots_take "$d" 1 0; stamp "B took GPU 0"; gpu_slots_give ) &
+        ( gpu_slots_give; gpu_slots_take "$d" 1 1; stamp "C took GPU 1"; gpu_slots_give ) &
+        sleep 0.5; stamp "A gives GPU 0"; gpu_slots_give; wait
+        gpu_slots_take "$d" 2 0 && ( gpu_slots_give; gpu_slots_take "$d" 2 0; stamp "D took GPU 0 beside A (N=2)" )
+        gpu_slots_give
+        for o in 0,1 1,0 0,1 1,0; do ( gpu_slots_take "$d" 1 "$o"; sleep 0.05; gpu_slots_give ) & done; wait
+        stamp "E: four checkers of two GPUs each, in both orders, all done"
+        stat -c "%a" "$d"' _ "$KIT_ROOT" "$d"
+    echo "$output"
+    # B waited for A; C, on the other GPU, did not
+    local a b c
+    a=$(awk '/^A gives/ { print $NF }' <<<"$output") b=$(awk '/^B took/ { print $NF }' <<<"$output")
+    c=$(awk '/^C took/ { print $NF }' <<<"$output")
+    awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { exit !(b >= a && c < a) }'
+    assert_line --partial "D took GPU 0 beside A (N=2)"
+    assert_line --partial "E: four checkers of two GPUs each, in both orders, all done"
+    assert_line 700
+    GRADE_GPU_SLOTS=0 run -2 without_bats_env checker/grade/grade -o "$BATS_TEST_TMPDIR/g" "$BATS_TEST_TMPDIR"
+    assert_output "grade: GRADE_GPU_SLOTS must be a number from 1 up (labs' checkers at once on a GPU)"
+}
