@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # 05-overlap.bats -- the checks of lab 05 (multi-stream overlap).
 # Run from the lab folder with `make check`, or `make check LAB=05` at the top.
-# The program runs three times under the trace tool: as given (depth-first
-# issue order timed), with --order breadth, and on an uneven shape (7 chunks
-# over 3 streams, small). Each run does the sequential and the pipelined
-# version R times, alternately, each inside an NVTX range ("sequential",
-# "pipelined") so that the checks can tell them apart, then the order it did
-# not time once, untimed, inside the range "other_order"; every version's
-# result is checked.
+# The program runs once under the trace tool, as given. It does the
+# sequential version and the pipelined one in both issue orders R times, in
+# turn, each inside an NVTX range ("sequential", "depth_first",
+# "breadth_first") so that the checks can tell them apart; then both orders
+# once more, untimed, on an uneven shape (7 chunks over 3 streams, 16 MiB),
+# inside "uneven_depth_first" and "uneven_breadth_first". Every result is
+# checked.
 
 bats_require_minimum_version 1.5.0
 LAB_ID=05-overlap
@@ -30,26 +30,24 @@ load lib/checks
 # pass on the best (second_chance in lib/checks.bash).
 BOUND_FACTOR=1.5
 
+# One run of the program under the trace tool serves every check: each CUDA
+# program's start costs the node's driver about 0.2 s, one start at a time
+# (checker/grade/README.md, what limits a node).
 setup_file() {
     build_lab
     run_lab main --trace
-    run_lab breadth --trace -- --order breadth
-    run_lab uneven --trace -- --chunks 7 --streams 3 --size-mib 16 --reps 1
     run_lab badopt -- --frobnicate
-    run_lab badorder -- --order sideways
+    run_lab badstreams -- --streams 0
     run_lab nodev --env CUDA_VISIBLE_DEVICES= --
 }
 
-# label RUN: how a run was made, for messages.
-label() {
-    case $1 in
-        breadth) echo "with --order breadth" ;;
-        uneven) echo "with --chunks 7 --streams 3" ;;
-        *) echo "as given (depth-first)" ;;
-    esac
-}
+# ORDERS: the two issue orders, as the program names their NVTX ranges.
+ORDERS=(depth_first breadth_first)
 
-# reps RUN RANGE: one line per NVTX range RANGE ("sequential", "pipelined") in
+# words ORDER: an order's name in messages ("depth-first").
+words() { echo "${1/_/-}"; }
+
+# reps RUN RANGE: one line per NVTX range RANGE ("sequential", "depth_first", "breadth_first") in
 # the trace of RUN, for the GPU work that started inside it:
 #   H2D_MS KERNEL_MS D2H_MS SPAN_MS KERNELS
 # (the time each stage kept the GPU busy, first start to last end, number of
@@ -62,61 +60,64 @@ reps() {
 }
 reps_of() { tq "$1" stages "nvtx:$2" | awk '{ print $3, $4, $5, $7, $6 }'; }
 
-# bound RUN: "FRACTION BOUND_MS PIPE_MS CHUNKS PAIRS" (streamtrace query's
-# bound) -- each pipelined run is set against the sequential run just
-# before it (the program alternates them), so both saw the same GPU, busy
-# or not. With C chunks (the kernels of the pipelined run) and per-chunk
+# bound RUN ORDER: "FRACTION BOUND_MS PIPE_MS CHUNKS PAIRS" (streamtrace
+# query's bound) -- each pipelined run in ORDER is set against the
+# sequential run of the same turn (the program takes turns), so both saw the
+# same GPU, busy or not. With C chunks (the kernels of the pipelined run) and per-chunk
 # stage times h, k, d (the sequential run's busy times H, K, D / C), the
 # pipeline cannot beat the slowest stage run whole plus the first chunk's
 # earlier stages (fill) and the last chunk's later stages (drain):
 # max(H + k + d, h + K + d, h + k + D). With one copy engine the copies take
 # turns: max(H + D, h + K + d). FRACTION = bound / pipelined time; the pair
 # with the median fraction is printed.
-bound() { tq "$1" bound nvtx:sequential nvtx:pipelined; }
+bound() { tq "$1" bound nvtx:sequential "nvtx:$2"; }
 
-# LAST: the last sequential and pipelined runs, as streamtrace's window words
-# (what make trace draws): a failed check of the pipeline draws them.
-LAST=(--window 'nvtx:sequential#last' --window 'nvtx:pipelined#last')
+# last ORDER: the last sequential run and the last pipelined run in ORDER, as
+# streamtrace's window words (what make trace draws): a failed check of that
+# pipeline draws them.
+last() { printf '%s\n' --window 'nvtx:sequential#last' --window "nvtx:$1#last"; }
 
-# why_serial RUN: what the trace of RUN's last pipelined run shows that keeps
-# chunks from overlapping, and its fix, in words (the first found); nothing
-# if none.
+# why_serial RUN ORDER: what the trace of RUN's last pipelined run in ORDER
+# shows that keeps chunks from overlapping, and its fix, in words (the first
+# found); nothing if none.
 why_serial() {
-    local w=(--window 'nvtx:pipelined#last') k d pg created waits
+    local w=(--window "nvtx:$2#last") k d pg created waits
     k=$(tq "$1" count kernel "${w[@]}")
     d=$(tq "$1" count kernel --stream default "${w[@]}")
     [ "${d:-0}" -gt 0 ] && {
-        echo "$d of the $k kernels of the last pipelined run ran on the legacy default stream, which waits for every blocking stream (cudaStreamCreate makes blocking ones), and they for it: give scramble() the chunk's stream"; return 0; }
+        echo "$d of the $k kernels of the last $(words "$2") run ran on the legacy default stream, which waits for every blocking stream (cudaStreamCreate makes blocking ones), and they for it: give scramble() the chunk's stream"; return 0; }
     pg=$(tq "$1" list copy --mem PAGEABLE "${w[@]}" | awk -F'\t' '!seen[$6]++ { printf "%s%s", (n++ ? " and " : ""), $6 }')
     [ -n "$pg" ] && { echo "its $pg copies were from or to pageable memory: allocate h_in and h_out with cudaMallocHost (TODO 1)"; return 0; }
     created=$(tq "$1" streams gpu "${w[@]}" | grep -c created)
     [ "${created:-0}" = 1 ] && { echo "all its chunks ran on one stream, which runs them one after the other: chunk c goes to p->streams[c % p->nstreams]"; return 0; }
     waits=$(tq "$1" list api "${w[@]}" | awk -F'\t' '$6 ~ /Synchronize$/ { n++; c[$6]++ }
         END { if (n > 1) { for (x in c) s = s (s == "" ? "" : ", ") x " x" c[x]; print n - 1, s } }')
-    [ -n "$waits" ] && echo "the host waited inside the last pipelined run ${waits%% *} more time$([ "${waits%% *}" = 1 ] || echo s) than the one wait at its end (${waits#* }): the issue loops only queue work, the given code waits once at the end"
+    [ -n "$waits" ] && echo "the host waited inside the last $(words "$2") run ${waits%% *} more time$([ "${waits%% *}" = 1 ] || echo s) than the one wait at its end (${waits#* }): the issue loops only queue work, the given code waits once at the end"
     return 0
 }
 
-# near_bound ORDER RUN: one run's pipeline against its stage bound, and
-# nothing in it that holds the chunks back. A cause the trace shows
+# near_bound ORDER RUN: one run's pipeline in ORDER (depth_first,
+# breadth_first) against its stage bound, and nothing in it that holds the
+# chunks back. A cause the trace shows
 # (why_serial) fails it however close the times came: another program on
 # the GPU can stretch the sequential run the bound comes from, and bring a
 # pipeline that waits between its stages within the factor (seen once with 8
 # checkers on an H100). A right program has none; this one has it in every
 # run: HOPELESS, no re-run.
 near_bound() {
-    local order=$1 run=$2 frac b pipe chunks pairs cause=""
-    draw_on_fail "$run" "${LAST[@]}"
-    read -r frac b pipe chunks pairs <<<"$(bound "$run")"
-    [ -n "$pairs" ] || { say_fail "NVTX ranges \"sequential\" and \"pipelined\" with GPU work in them" \
-        "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:pipelined) pipelined" \
+    local order=$1 run=$2 frac b pipe chunks pairs cause="" w
+    mapfile -t w < <(last "$order")
+    draw_on_fail "$run" "${w[@]}"
+    read -r frac b pipe chunks pairs <<<"$(bound "$run" "$order")"
+    [ -n "$pairs" ] || { say_fail "NVTX ranges \"sequential\" and \"$order\" with GPU work in them" \
+        "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count "nvtx:$order") $order" \
         "keep run_sequential() and run_pipelined() as given"; return "$HOPELESS"; }
     # (a re-run's hint is never shown: second_chance shows the first run's;
     # a re-run is made only where the first run had no cause)
-    [[ $run == *.again* ]] || cause=$(why_serial "$run")
+    [[ $run == *.again* ]] || cause=$(why_serial "$run" "$order")
     [ -z "$cause" ] && is_true 'f * x >= 1' f="$frac" x="$BOUND_FACTOR" && return 0
     say_fail \
-        "the $order pipeline within ${BOUND_FACTOR}x of what its stages allow ($chunks chunks; median of $pairs runs), nothing in it holding the chunks back" \
+        "the $(words "$order") pipeline within ${BOUND_FACTOR}x of what its stages allow ($chunks chunks; median of $pairs runs), nothing in it holding the chunks back" \
         "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(awk -v f="$frac" 'BEGIN { print 1 / f }')")x the bound" \
         "${cause:-something serializes the chunks: a synchronize inside the issue loop, one stream for all, a kernel without its stream, or pageable memory}"
     failed_for "$cause"
@@ -129,16 +130,15 @@ median_span() { awk '{ print $4 }' | sort -g | awk '{ v[NR] = $1 } END { if (NR)
 
 your_run() {
     your_run_ok main || return 0
-    local seq pipe ce frac bpipe=""
-    seq=$(reps main sequential) pipe=$(reps main pipelined) ce=$(tq main meta copy_engines)
-    frac=$(bound main | awk '{ print $1 }')
-    your_fig speedup "$(ratio "$(median_span <<<"$seq")" "$(median_span <<<"$pipe")")" x \
-        "the sequential version's time / the pipelined version's (medians of the runs)"
+    local seq depth breadth ce frac
+    seq=$(reps main sequential | median_span) ce=$(tq main meta copy_engines)
+    depth=$(reps main depth_first | median_span) breadth=$(reps main breadth_first | median_span)
+    frac=$(bound main depth_first | awk '{ print $1 }')
+    your_fig speedup "$(ratio "$seq" "$depth")" x \
+        "the sequential version's time / the depth-first pipeline's (medians of the runs)"
     your_fig bound_pct "$(awk -v f="$frac" 'BEGIN { if (f != "") print 100 * f }')" % \
-        "the stage bound / the pipelined time, on ${ce:-?} copy engines (100: at the bound)"
-    pipe=$(median_span <<<"$pipe")
-    case $(rc_of breadth) in 0|1) bpipe=$(reps breadth pipelined | median_span) ;; esac
-    your_fig breadth_vs_depth "$(awk -v a="${bpipe:-}" -v b="$pipe" 'BEGIN { if (a != "" && b + 0 > 0) printf "%.6g\n", 100 * (a / b - 1) }')" % \
+        "the stage bound / the depth-first pipeline's time, on ${ce:-?} copy engines (100: at the bound)"
+    your_fig breadth_vs_depth "$(awk -v a="$breadth" -v b="$depth" 'BEGIN { if (a != "" && b + 0 > 0) printf "%.6g\n", 100 * (a / b - 1) }')" % \
         "how much longer breadth-first took than depth-first (negative: shorter)"
 }
 
@@ -147,50 +147,43 @@ your_run() {
 }
 
 @test "it runs to the end and exits 0, in both issue orders" {
-    local run
-    for run in main breadth uneven; do
-        check_exits_ok "$run" \
-            "a CUDA error names the file:line and the call; a wrong result is the next check" \
-            "$(label "$run"): "
-    done
+    check_exits_ok main "a CUDA error names the file:line and the call; a wrong result is the next check"
 }
 
 @test "every element of the result is right, in both issue orders" {
-    local run
-    for run in main breadth uneven; do
-        check_verified "$run" "RESULT: verified all ... elements, sequential and pipelined in both orders" WRONG \
-            "chunk c starts at element chunk_start(p, c), in h_in, d_in, d_out and h_out alike, and has chunk_len(p, c) elements" \
-            "$(label "$run"): " || return 1
-    done
+    check_verified main "RESULT: verified all ... elements, sequential and pipelined in both orders" WRONG \
+        "chunk c starts at element chunk_start(p, c), in h_in, d_in, d_out and h_out alike, and has chunk_len(p, c) elements"
 }
 
 @test "the chunks ran on two or more created streams" {
-    local run n
-    for run in main breadth; do
-        need_run "$run"
-        need_trace "$run"
-        # only the pipelined runs: the default run's other_order part
-        # (TODO(4)) must not stand in for the order the run is about
-        n=$(tq "$run" streams gpu --window nvtx:pipelined+gpu | grep -c created || true)
-        draw_on_fail "$run" --window 'nvtx:pipelined#last'
-        is_true 'n >= 2' n="$n" || say_fail "copies and kernels in 2 or more created streams" \
-            "$(label "$run"): $n created streams in its pipelined runs ($(tq "$run" streams gpu --window nvtx:pipelined+gpu | tr '\n' ' '))" \
+    local order n
+    need_run main
+    need_trace main
+    for order in "${ORDERS[@]}"; do
+        n=$(tq main streams gpu --window "nvtx:$order+gpu" | grep -c created || true)
+        draw_on_fail main --window "nvtx:$order#last"
+        is_true 'n >= 2' n="$n" || { say_fail "copies and kernels in 2 or more created streams" \
+            "$(words "$order"): $n created streams in its pipelined runs ($(tq main streams gpu --window "nvtx:$order+gpu" | tr '\n' ' '))" \
             "$([ "$n" = 1 ] && echo "every chunk went to the same stream: ")chunk c goes to p->streams[c % p->nstreams]: one stream runs everything in order"
+            return 1; }
     done
 }
 
+# UNEVEN: the NVTX ranges of the uneven shape's two runs (one an order).
+UNEVEN=(uneven_depth_first uneven_breadth_first)
+
 # streams_of RUN: for the chunks' work (copies and kernels) inside the NVTX
-# ranges "pipelined" and "other_order" of RUN, one line per stream: "KIND
-# KERNELS" (KIND: created or default), most kernels first. A stream with
-# copies and no kernel is listed too (a copy on another stream races the
-# kernel of its chunk); a memset is not the chunks': a program that does
-# not wait after poison()'s cudaMemset (on the legacy default stream) can
-# have it start inside the range it enters next, every chunk on its right
-# stream (make mutate, once on an H200 beside other checkers).
+# ranges of the uneven shape in RUN, one line per stream: "KIND KERNELS"
+# (KIND: created or default), most kernels first. A stream with copies and
+# no kernel is listed too (a copy on another stream races the kernel of its
+# chunk); a memset is not the chunks': a program that does not wait after
+# poison()'s cudaMemset (on the legacy default stream) can have it start
+# inside the range it enters next, every chunk on its right stream (make
+# mutate, once on an H200 beside other checkers).
 streams_of() {
+    local r
     { tq "$1" streams gpu | sed 's/^/S\t/' | tr ' ' '\t'
-      tq "$1" list nvtx:pipelined | sed 's/^/R\t/'
-      tq "$1" list nvtx:other_order | sed 's/^/R\t/'
+      for r in "${UNEVEN[@]}"; do tq "$1" list "nvtx:$r" | sed 's/^/R\t/'; done
       tq "$1" list gpu | sed 's/^/G\t/'; } |
     awk -F'\t' '
         $1 == "S" { kind[$2] = $3; next }
@@ -207,71 +200,70 @@ streams_of() {
 }
 
 # 7 chunks over 3 streams: chunks 0, 3, 6 in the first, 1 and 4 in the
-# second, 2 and 5 in the third, for each pipelined pass. With streams[c]
-# instead of streams[c % 3], chunks 3 to 6 go to p->streams[3..6], which were
-# never created: the legacy default stream.
+# second, 2 and 5 in the third, in each order. With streams[c] instead of
+# streams[c % 3], chunks 3 to 6 go to the part's streams[3..6], which it
+# does not own: 0, the legacy default stream.
 @test "with 7 chunks over 3 streams, chunk c runs in stream c % 3" {
-    need_run uneven
-    need_trace uneven
-    local seen passes
-    passes=$(( $(tq uneven count nvtx:pipelined) + $(tq uneven count nvtx:other_order) ))
-    seen=$(streams_of uneven | tr '\n' ' ' | sed 's/ $//')
-    draw_on_fail uneven --window 'nvtx:pipelined#last'
-    local d
-    d=$(tq uneven count kernel --stream default --window 'nvtx:pipelined#last')
+    need_run main
+    need_trace main
+    local seen passes=0 r d
+    for r in "${UNEVEN[@]}"; do passes=$((passes + $(tq main count "nvtx:$r"))); done
+    seen=$(streams_of main | tr '\n' ' ' | sed 's/ $//')
+    draw_on_fail main --window 'nvtx:uneven*'
+    d=$(tq main count kernel --stream default --window 'nvtx:uneven*')
     [ "$seen" = "created $((3 * passes)) created $((2 * passes)) created $((2 * passes))" ] ||
-        say_fail "the pipelined kernels on 3 created streams: $((3 * passes)), $((2 * passes)) and $((2 * passes)) kernels ($passes pipelined passes)" \
-        "$(label uneven): kernels per stream: ${seen:-none}" \
+        say_fail "the uneven shape's kernels on 3 created streams: $((3 * passes)), $((2 * passes)) and $((2 * passes)) kernels ($passes runs of 7 chunks, one an order)" \
+        "kernels per stream: ${seen:-none}" \
         "$(case ${d:-0} in
-            7) echo "all 7 kernels of the last pipelined pass ran on the legacy default stream: give scramble() the chunk's stream" ;;
-            *) [ "${d:-0}" = 0 ] || printf '%s' "$d of the 7 kernels of the last pipelined pass ran on the legacy default stream: "
-               echo "chunk c goes to p->streams[c % p->nstreams]: only p.nstreams streams were created, and p->streams[c] past them is 0, the default stream" ;;
+            $((7 * passes))) echo "all $((7 * passes)) kernels of the uneven runs ran on the legacy default stream: give scramble() the chunk's stream" ;;
+            *) [ "${d:-0}" = 0 ] || printf '%s' "$d of the $((7 * passes)) kernels of the uneven runs ran on the legacy default stream: "
+               echo "chunk c goes to p->streams[c % p->nstreams]: the uneven runs own p.nstreams = 3 streams, and p->streams[c] past them is 0, the default stream" ;;
            esac)"
 }
 
 @test "every copy is from or to pinned memory" {
-    local run pageable pinned
-    for run in main breadth; do
-        need_run "$run"
-        need_trace "$run"
-        pageable=$(( $(tq "$run" count h2d --mem PAGEABLE) + $(tq "$run" count d2h --mem PAGEABLE) ))
-        pinned=$(( $(tq "$run" count h2d --mem PINNED) + $(tq "$run" count d2h --mem PINNED) ))
-        draw_on_fail "$run" "${LAST[@]}"
-        [ "$pageable" = 0 ] && [ "$pinned" -gt 0 ] || say_fail \
-            "every H2D and D2H copy from/to pinned memory" \
-            "$pinned pinned, $pageable pageable copies" \
-            "$(tq "$run" list copy --mem PAGEABLE | awk -F'\t' '!seen[$6]++ { printf "%sthe %s copies %s", (n++ ? "; " : ""), $6, ($6 == "H2D" ? "came from pageable memory, h_in" : "went to pageable memory, h_out") } END { if (n) printf ": " }')allocate h_in and h_out with cudaMallocHost (TODO 1): from malloc'd memory cudaMemcpyAsync may make the host wait, and its copy cannot overlap a kernel"
-    done
+    local pageable pinned w
+    need_run main
+    need_trace main
+    pageable=$(( $(tq main count h2d --mem PAGEABLE) + $(tq main count d2h --mem PAGEABLE) ))
+    pinned=$(( $(tq main count h2d --mem PINNED) + $(tq main count d2h --mem PINNED) ))
+    mapfile -t w < <(last depth_first)
+    draw_on_fail main "${w[@]}"
+    [ "$pageable" = 0 ] && [ "$pinned" -gt 0 ] || say_fail \
+        "every H2D and D2H copy from/to pinned memory" \
+        "$pinned pinned, $pageable pageable copies" \
+        "$(tq main list copy --mem PAGEABLE | awk -F'\t' '!seen[$6]++ { printf "%sthe %s copies %s", (n++ ? "; " : ""), $6, ($6 == "H2D" ? "came from pageable memory, h_in" : "went to pageable memory, h_out") } END { if (n) printf ": " }')allocate h_in and h_out with cudaMallocHost (TODO 1): from malloc'd memory cudaMemcpyAsync may make the host wait, and its copy cannot overlap a kernel"
 }
 
 @test "an H2D copy of one chunk overlapped the kernel of another" {
-    local run ov
-    for run in main breadth; do
-        need_run "$run"
-        need_trace "$run"
-        ov=$(tq "$run" overlap h2d kernel)
-        draw_on_fail "$run" --window 'nvtx:pipelined#last'
-        is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || say_fail \
-            "H2D copies running while kernels run (at least 5% of the H2D time)" \
-            "$(fmt "$(cut -d ' ' -f 1 <<<"$ov")") ms of overlap, $(fmt "$(cut -d ' ' -f 2 <<<"$ov")") of the H2D time" \
-            "$(why_serial "$run" | grep . || echo "give scramble() the chunk's stream: a kernel on the legacy default stream waits for every blocking stream (cudaStreamCreate makes blocking ones), and they for it")"
+    local order ov
+    need_run main
+    need_trace main
+    for order in "${ORDERS[@]}"; do
+        ov=$(tq main overlap h2d kernel --window "nvtx:$order+gpu")
+        draw_on_fail main --window "nvtx:$order#last"
+        is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || {
+            say_fail "H2D copies running while kernels run (at least 5% of the H2D time)" \
+            "$(words "$order"): $(fmt "$(cut -d ' ' -f 1 <<<"$ov")") ms of overlap, $(fmt "$(cut -d ' ' -f 2 <<<"$ov")") of the H2D time" \
+            "$(why_serial main "$order" | grep . || echo "give scramble() the chunk's stream: a kernel on the legacy default stream waits for every blocking stream (cudaStreamCreate makes blocking ones), and they for it")"
+            return 1; }
     done
 }
 
 @test "H2D and D2H copies overlapped, where the GPU has two copy engines" {
-    local run ce ov
+    local order ce ov
     need_run main
     need_trace main
     ce=$(tq main meta copy_engines)
     [ "${ce:-0}" -ge 2 ] || skip "this GPU has ${ce:-?} copy engine(s): H2D and D2H take turns on it"
-    for run in main breadth; do
-        need_trace "$run"
-        ov=$(tq "$run" overlap h2d d2h)
-        draw_on_fail "$run" --window 'nvtx:pipelined#last'
-        is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || say_fail \
-            "H2D and D2H copies at the same time on this GPU's $ce copy engines (at least 5% of the H2D time)" \
-            "$(fmt "$(cut -d ' ' -f 1 <<<"$ov")") ms of overlap" \
+    for order in "${ORDERS[@]}"; do
+        ov=$(tq main overlap h2d d2h --window "nvtx:$order+gpu")
+        draw_on_fail main --window "nvtx:$order#last"
+        is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || {
+            say_fail "H2D and D2H copies at the same time on this GPU's $ce copy engines (at least 5% of the H2D time)" \
+            "$(words "$order"): $(fmt "$(cut -d ' ' -f 1 <<<"$ov")") ms of overlap" \
             "chunks in different streams: while chunk c comes back, chunk c+2 can go in"
+            return 1; }
     done
 }
 
@@ -292,13 +284,14 @@ seq_steps() {
         }'
 }
 
-# pipe_brackets RUN: for each pipelined run of RUN, the events of the legacy
-# default stream right before its first operation and right after its last,
-# a line each: "K FROM TO OPS ENCLOSED" (ms; "-" where there is none; OPS:
-# the operations that started in its NVTX range; ENCLOSED: the operations of
-# any stream that ran between the two events).
+# pipe_brackets RUN ORDER: for each pipelined run of RUN in ORDER
+# (depth_first, breadth_first), the events of the legacy default stream
+# right before its first operation and right after its last, a line each:
+# "K FROM TO OPS ENCLOSED" (ms; "-" where there is none; OPS: the operations
+# that started in its NVTX range; ENCLOSED: the operations of any stream that
+# ran between the two events).
 pipe_brackets() {
-    { tq "$1" list nvtx:pipelined | sed 's/^/R\t/'
+    { tq "$1" list "nvtx:$2" | sed 's/^/R\t/'
       tq "$1" list event --stream default | sed 's/^/E\t/'
       tq "$1" list gpu | sed 's/^/G\t/'; } |
     awk -F'\t' '
@@ -337,14 +330,15 @@ span_of() { awk -v a="$1" -v b="$2" 'BEGIN { m = (b - a) / 20; if (m < 0.01) m =
 
 # timing_events RUN: the events that time each version of RUN enclose what
 # they time: each sequential step alone on its stream, between an event
-# right before it and one right after it; each pipelined run's work and
-# nothing else between two events of the legacy default stream. A structure:
-# the same in every run of a program.
+# right before it and one right after it; each pipelined run's work, in
+# either order, and nothing else between two events of the legacy default
+# stream. A structure: the same in every run of a program.
 timing_events() {
-    local run=$1 steps brackets bad k lo hi a b win=()
-    steps=$(seq_steps "$run") brackets=$(pipe_brackets "$run")
-    [ -n "$steps" ] && [ -n "$brackets" ] || { say_fail "NVTX ranges \"sequential\" and \"pipelined\" with GPU work in them" \
-        "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:pipelined) pipelined" \
+    local run=$1 steps brackets bad k lo hi a b win=() order
+    steps=$(seq_steps "$run")
+    [ -n "$steps" ] && [ -n "$(pipe_brackets "$run" depth_first)" ] && [ -n "$(pipe_brackets "$run" breadth_first)" ] || {
+        say_fail "NVTX ranges \"sequential\", \"depth_first\" and \"breadth_first\" with GPU work in them" \
+        "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:depth_first) depth_first, $(tq "$run" count nvtx:breadth_first) breadth_first" \
         "keep run_sequential() and run_pipelined() as given"; return 1; }
     # "K FROM TO why" of the first sequential step that is not so
     bad=$(awk -v kinds="$(tq "$run" streams gpu | awk '{ printf "%s=%s ", $1, $2 }')" '
@@ -378,52 +372,55 @@ timing_events() {
             "$bad" "$TIMING_HINT"
         return 1
     fi
-    # "K FROM TO why" of the first pipelined run that is not so
-    bad=$(awk '
-        !bad && ($2 == "-" || $3 == "-") {
-            bad = $1 " " $2 " " $3 " pipelined run " $1 ": " ($2 == "-" ? "no event of the legacy default stream before its first operation" : "") \
-                ($2 == "-" && $3 == "-" ? ", " : "") ($3 == "-" ? "no event of the legacy default stream after its last operation" : "")
-        }
-        !bad && $5 != $4 {
-            bad = sprintf("%d %s %s pipelined run %d: %d operations ran between the events around it, %d of them its own",
-                $1, $2, $3, $1, $5, $4)
-        }
-        END { print bad }' <<<"$brackets")
-    if [ -n "$bad" ]; then
+    # "K FROM TO why" of the first pipelined run, in either order, that is not so
+    for order in "${ORDERS[@]}"; do
+        brackets=$(pipe_brackets "$run" "$order")
+        bad=$(awk -v o="$(words "$order")" '
+            !bad && ($2 == "-" || $3 == "-") {
+                bad = $1 " " $2 " " $3 " " o " run " $1 ": " ($2 == "-" ? "no event of the legacy default stream before its first operation" : "") \
+                    ($2 == "-" && $3 == "-" ? ", " : "") ($3 == "-" ? "no event of the legacy default stream after its last operation" : "")
+            }
+            !bad && $5 != $4 {
+                bad = sprintf("%d %s %s %s run %d: %d operations ran between the events around it, %d of them its own",
+                    $1, $2, $3, o, $1, $5, $4)
+            }
+            END { print bad }' <<<"$brackets")
+        [ -n "$bad" ] || continue
         local others
         read -r k lo hi bad <<<"$bad"
-        others=$(tq "$run" list event --window "nvtx:pipelined#$k" |
+        others=$(tq "$run" list event --window "nvtx:$order#$k" |
             awk -F'\t' -v d="$(tq "$run" meta default_stream)" '$5 != d && !seen[$5]++ { printf "%s%s", (n++ ? ", " : ""), $5 }')
         [ -z "$others" ] || bad+="; an event recorded in its range went to stream $others, not the legacy default stream"
-        read -r a b <<<"$(tq "$run" list nvtx:pipelined | sed -n "${k}p" | cut -f 1,2)"
+        read -r a b <<<"$(tq "$run" list "nvtx:$order" | sed -n "${k}p" | cut -f 1,2)"
         read -r lo hi <<<"$(awk -v a="$a" -v b="$b" -v l="$lo" -v h="$hi" 'BEGIN {
             if (l != "-" && l + 0 < a + 0) a = l; if (h != "-" && h + 0 > b + 0) b = h; print a, b }')"
         mapfile -t win < <(span_of "$lo" "$hi")
         draw_on_fail "$run" "${win[@]}"
-        say_fail "the pipelined run, and nothing else, between two events of the legacy default stream: one right before its first operation, one right after its last" \
+        say_fail "each pipelined run, and nothing else, between two events of the legacy default stream: one right before its first operation, one right after its last" \
             "$bad" "$TIMING_HINT"
         return 1
-    fi
+    done
 }
 
 # printed_times RUN: the sequential and pipelined times RUN printed are the
 # GPU's times between the events around each version (timing_events), the
 # best of its runs each.
 printed_times() {
-    local run=$1 steps brackets fig v t s what
+    local run=$1 steps fig v t s what w
     timing_events "$run" || return 1
-    steps=$(seq_steps "$run") brackets=$(pipe_brackets "$run")
-    draw_on_fail "$run" "${LAST[@]}"
-    for fig in seq_ms seq_h2d_ms seq_kernel_ms seq_d2h_ms pipe_ms; do
+    steps=$(seq_steps "$run")
+    mapfile -t w < <(last depth_first)
+    draw_on_fail "$run" "${w[@]}" --window 'nvtx:breadth_first#last'
+    for fig in seq_ms seq_h2d_ms seq_kernel_ms seq_d2h_ms depth_ms breadth_ms; do
         v=$(need_figure "$run" "$fig") || return "$HOPELESS"
         case $fig in
             seq_ms)
                 what="the first and the last event of a sequential run"
                 t=$(awk '$2 == "H2D" { a[$1] = $4 } $2 == "D2H" { b[$1] = $5 }
                     END { for (i in a) if (i in b && (m == "" || b[i] - a[i] < m)) m = b[i] - a[i]; print m }' <<<"$steps") ;;
-            pipe_ms)
-                what="the events around a pipelined run"
-                t=$(awk 'm == "" || $3 - $2 < m { m = $3 - $2 } END { print m }' <<<"$brackets") ;;
+            depth_ms|breadth_ms)
+                what="the events around a $(words "${fig%_ms}")-first pipelined run"
+                t=$(pipe_brackets "$run" "${fig%_ms}_first" | awk 'm == "" || $3 - $2 < m { m = $3 - $2 } END { print m }') ;;
             *)
                 s=${fig#seq_} && s=${s%_ms}
                 case $s in h2d) s=H2D ;; d2h) s=D2H ;; esac
@@ -450,18 +447,18 @@ printed_times() {
 @test "the depth-first pipeline comes close to the stage bound" {
     need_run main
     need_trace main
-    second_chance main near_bound depth-first
+    second_chance main near_bound depth_first
 }
 
 @test "the breadth-first pipeline comes close to the stage bound" {
-    need_run breadth
-    need_trace breadth
-    second_chance breadth near_bound breadth-first
+    need_run main
+    need_trace main
+    second_chance main near_bound breadth_first
 }
 
 @test "a bad option is refused with usage and exit status 2" {
     check_usage badopt --frobnicate
-    check_usage badorder "--order sideways"
+    check_usage badstreams "--streams 0"
 }
 
 @test "without a CUDA device it says why and exits 77" {

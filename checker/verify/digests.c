@@ -120,20 +120,22 @@ static void events(const unsigned long long *v)
     }
 }
 
-/* 05-overlap: --order, --streams, --chunks, --size-mib, --steps, --reps,
- * --seed. The same result three ways: sequential and pipelined in the order
- * --order, on all n numbers; pipelined in the other order on the first 2^22
- * (16 MiB) at most. */
+/* 05-overlap: --streams, --chunks, --size-mib, --steps, --reps, --seed. The
+ * same result five ways: sequential and pipelined in both orders on all n
+ * numbers; both orders again on the uneven shape, the first 2^22 (16 MiB) at
+ * most. */
 static void overlap(const unsigned long long *v)
 {
-    size_t n = v[3] * (1048576 / sizeof(uint32_t)), part = n < (4u << 20) ? n : 4u << 20;
-    uint32_t steps = (uint32_t)v[4], seed = (uint32_t)v[6];
+    size_t n = v[2] * (1048576 / sizeof(uint32_t)), part = n < (4u << 20) ? n : 4u << 20;
+    uint32_t steps = (uint32_t)v[3], seed = (uint32_t)v[5];
     uint64_t all = scramble_digest(n, steps, seed, 0, NULL, 1);
     uint64_t first = part < n ? scramble_digest(part, steps, seed, 0, NULL, 1) : all;
 
     lab_digest_print("sequential", all);
-    lab_digest_print("depth_first", v[0] == 0 ? all : first);
-    lab_digest_print("breadth_first", v[0] == 1 ? all : first);
+    lab_digest_print("depth_first", all);
+    lab_digest_print("breadth_first", all);
+    lab_digest_print("uneven_depth_first", first);
+    lab_digest_print("uneven_breadth_first", first);
 }
 
 /* 06-lifetime: --scenario, --chunks, --n, --steps, --seed. Scenario s works
@@ -357,8 +359,6 @@ struct lab {
     void (*print)(const unsigned long long *v);
 };
 
-static const char *const order_words[] = { "depth", "breadth", NULL };
-
 #define SEED { "--seed", 1, 0, LAB_SEED_MAX, NULL }
 
 static const struct lab lab_table[] = {
@@ -373,9 +373,9 @@ static const struct lab lab_table[] = {
     { "04-events", "usage: digests 04-events [--part N] [--steps K] [--seed S]\n",
       { { "--part", 0, 1, 3, NULL }, { "--steps", 16384, 1, 1ULL << 24, NULL }, SEED },
       events },
-    { "05-overlap", "usage: digests 05-overlap [--order depth|breadth] [--streams S]"
-                    " [--chunks C] [--size-mib N] [--steps K] [--reps R] [--seed S]\n",
-      { { "--order", 0, 0, 0, order_words }, { "--streams", 16, 1, 32, NULL },
+    { "05-overlap", "usage: digests 05-overlap [--streams S] [--chunks C] [--size-mib N]"
+                    " [--steps K] [--reps R] [--seed S]\n",
+      { { "--streams", 16, 1, 32, NULL },
         { "--chunks", 16, 1, 1024, NULL }, { "--size-mib", 256, 1, 4096, NULL },
         { "--steps", 768, 1, 1ULL << 20, NULL }, { "--reps", 5, 1, 100, NULL }, SEED },
       overlap },

@@ -32,7 +32,7 @@ static int bench(void)
 {
     static const struct { const char *lab; size_t mib; } runs[] = {
         { "01-sync-copy", 64 }, { "02-async-copy", 64 }, { "03-pinned-memory", 3 * 256 },
-        { "04-events", 8 }, { "05-overlap", 3 * 256 }, { "06-lifetime", 104 },
+        { "04-events", 8 }, { "05-overlap", 3 * 256 + 2 * 16 }, { "06-lifetime", 104 },
         { "07-default-streams", 256 }, { "09-multi-gpu", 2 * 256 + 16 + 4 * 64 },
     };
     size_t bytes = 256u << 20, i;

@@ -2,19 +2,20 @@
  * overlap.cu -- cut the data into chunks and pipeline copy in, kernel and
  * copy out over several streams, beside the sequential version of the same work.
  *
- * Build:  make            Run:  ./overlap [--order depth|breadth] [--streams S]
- * Check:  make check              [--chunks C] [--size-mib N] [--steps K] [--reps R]
- * Trace:  make trace      (make trace ARGS="--order breadth" for the other order)
+ * Build:  make            Run:  ./overlap [--streams S] [--chunks C]
+ * Check:  make check              [--size-mib N] [--steps K] [--reps R]
+ * Trace:  make trace
  *
  * The sequential version copies the whole array to the GPU, runs the kernel,
  * and copies it back: one step after the other, and the copy engines and the
  * SMs take turns. The pipelined version splits the array into C chunks, chunk
  * c in stream c % S, so that while chunk 3 is being copied in, chunk 2 can be
- * computed and chunk 1 copied out. Both run R times, alternately, on the same
- * data; the best of each is reported, with the bound the stages allow. The
- * pipeline is timed in one issue order (--order, default depth-first); the
- * other order then runs once, untimed, on the first 16 MiB at most, and its
- * result is checked too.
+ * computed and chunk 1 copied out. It is queued in two orders: depth-first
+ * (chunk by chunk) and breadth-first (stage by stage). The three run R times
+ * in turn on the same data; the best of each is reported, with the bound the
+ * stages allow. Then both orders run once more, untimed, on an uneven shape
+ * (the first 16 MiB at most, in 7 chunks over 3 streams), and every result is
+ * checked.
  *
  * What to do, in the order the program reaches them:
  *   TODO(1) allocate h_in and h_out as pinned host memory (cudaMallocHost).
@@ -31,24 +32,26 @@
 
 #define THREADS      256
 #define MAX_STREAMS  32
-#define OTHER_N      (4u << 20)     /* the order not timed runs on 16 MiB at most */
+#define UNEVEN_N       (4u << 20)   /* the uneven shape: 16 MiB at most, */
+#define UNEVEN_CHUNKS  7            /* in 7 chunks */
+#define UNEVEN_STREAMS 3            /* over 3 streams */
 
 static const char usage_text[] =
-    "usage: overlap [--order depth|breadth] [--streams S] [--chunks C]\n"
-    "               [--size-mib N] [--steps K] [--reps R] [--seed S]\n"
-    "  --order O     issue order of the timed pipeline (default depth)\n"
+    "usage: overlap [--streams S] [--chunks C] [--size-mib N] [--steps K]\n"
+    "               [--reps R] [--seed S]\n"
     "  --streams S   streams, 1 to 32 (default 16)\n"
     "  --chunks C    chunks, 1 to 1024 (default 16)\n"
     "  --size-mib N  data size in MiB, 1 to 4096 (default 256)\n"
     "  --steps K     kernel work per number, 1 to 1048576 (default 768)\n"
-    "  --reps R      runs of each version, 1 to 100; the best counts (default 5)\n"
+    "  --reps R      runs of each version and order, 1 to 100; the best\n"
+    "                counts (default 5)\n"
     "  --seed S      the input data, 0 to 4294967295 (default 1)\n";
 
 enum order { DEPTH_FIRST, BREADTH_FIRST };
 
-/* NVTX range and digest names of the orders. */
-static const char *const order_word[] = { "depth", "breadth", NULL };
+/* NVTX range and digest names of the orders, and of the uneven shape's runs. */
 static const char *const order_name[] = { "depth_first", "breadth_first" };
+static const char *const uneven_name[] = { "uneven_depth_first", "uneven_breadth_first" };
 
 /* The data, its chunks and the streams they go to. */
 struct pipe {
@@ -215,17 +218,18 @@ static float run_sequential(const struct pipe *p, cudaEvent_t ev[4],
 }
 
 /*
- * One pipelined pass; return its time. The events go on the legacy default
- * stream: work in (blocking) created streams waits for what is before it
- * there, and what comes after it there waits for all of them, so the two
- * events bracket the whole pipeline, whatever stream each chunk went to.
+ * One pipelined pass in `order`; return its time. The events go on the
+ * legacy default stream: work in (blocking) created streams waits for what
+ * is before it there, and what comes after it there waits for all of them,
+ * so the two events bracket the whole pipeline, whatever stream each chunk
+ * went to.
  */
 static float run_pipelined(const struct pipe *p, enum order order,
                            cudaEvent_t ev[4])
 {
     float ms;
 
-    NVTX_PUSH("pipelined", NVTX_GREEN);
+    NVTX_PUSH(order_name[order], order == DEPTH_FIRST ? NVTX_GREEN : NVTX_BLUE);
     CUDA_CHECK(cudaEventRecord(ev[0], 0));
     issue(p, order);
     CUDA_CHECK(cudaEventRecord(ev[3], 0));
@@ -244,21 +248,34 @@ static void poison(const struct pipe *p)
 }
 
 /*
- * The order not timed, once, untimed, on the first OTHER_N elements at most
- * (in as many chunks): its result is checked all the same. Return the number
+ * Both orders once more, untimed, on an uneven shape: the first UNEVEN_N
+ * elements at most, in UNEVEN_CHUNKS chunks of unequal size over the first
+ * UNEVEN_STREAMS streams (fewer if there are fewer): more chunks than
+ * streams. The part owns those streams only: past them its streams[] holds
+ * 0, the legacy default stream. Each result is checked. Return the number
  * of elements that differ.
  */
-static size_t run_other_order(const struct pipe *p, enum order order)
+static size_t run_uneven(const struct pipe *p)
 {
     struct pipe part = *p;
+    size_t bad = 0;
+    int a;
+    enum order o;
 
-    part.n = p->n < OTHER_N ? p->n : OTHER_N;
-    poison(&part);
-    NVTX_PUSH("other_order", NVTX_ORANGE);
-    issue(&part, order);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    NVTX_POP();
-    return verify(&part, order_name[order]);
+    part.n = p->n < UNEVEN_N ? p->n : UNEVEN_N;
+    part.nchunks = UNEVEN_CHUNKS;
+    part.nstreams = p->nstreams < UNEVEN_STREAMS ? p->nstreams : UNEVEN_STREAMS;
+    for (a = part.nstreams; a < MAX_STREAMS; a++)
+        part.streams[a] = 0;
+    for (o = DEPTH_FIRST; o <= BREADTH_FIRST; o = (enum order)(o + 1)) {
+        poison(&part);
+        NVTX_PUSH(uneven_name[o], NVTX_ORANGE);
+        issue(&part, o);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        NVTX_POP();
+        bad += verify(&part, uneven_name[o]);
+    }
+    return bad;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -266,9 +283,8 @@ static size_t run_other_order(const struct pipe *p, enum order order)
 int main(int argc, char **argv)
 {
     unsigned long long mib = 256, chunks = 16, streams = 16, steps = 768,
-                       reps = 5, order = DEPTH_FIRST, seed = 1;  /* the defaults */
+                       reps = 5, seed = 1;      /* the defaults */
     const struct lab_option opts[] = {
-        { "--order", &order, 0, 0, order_word },
         { "--streams", &streams, 1, MAX_STREAMS, NULL },
         { "--chunks", &chunks, 1, 1024, NULL },
         { "--size-mib", &mib, 1, 4096, NULL },
@@ -276,19 +292,17 @@ int main(int argc, char **argv)
         { "--reps", &reps, 1, 100, NULL },
         { "--seed", &seed, 0, LAB_SEED_MAX, NULL },
     };
-    enum order timed, other;
+    enum order o;
     struct pipe p;
     cudaDeviceProp prop;
     cudaEvent_t ev[4];
     float stage[3], best_stage[3] = { 1e30f, 1e30f, 1e30f };
-    float seq_ms = 1e30f, pipe_ms = 1e30f, ms;
+    float seq_ms = 1e30f, pipe_ms[2] = { 1e30f, 1e30f }, ms;
     double bound;
     size_t bytes, bad = 0;
     int a, r;
 
     lab_parse_options(argc, argv, usage_text, opts, sizeof opts / sizeof *opts);
-    timed = order == DEPTH_FIRST ? DEPTH_FIRST : BREADTH_FIRST;
-    other = timed == DEPTH_FIRST ? BREADTH_FIRST : DEPTH_FIRST;
     prop = lab_pick_device();
     memset(&p, 0, sizeof p);
     p.n = (size_t)mib * (1048576 / sizeof(uint32_t));
@@ -297,10 +311,9 @@ int main(int argc, char **argv)
     p.steps = (uint32_t)steps;
     bytes = p.n * sizeof(uint32_t);
     printf("overlap: %llu MiB in %d chunks of %zu to %zu numbers over %d streams, "
-           "%s order, %u steps, %llu reps, on %s (%d copy engines)\n",
+           "%u steps, %llu reps, on %s (%d copy engines)\n",
            mib, p.nchunks, chunk_len(&p, 0), chunk_len(&p, p.nchunks - 1),
-           p.nstreams, timed == DEPTH_FIRST ? "depth-first" : "breadth-first",
-           p.steps, reps, prop.name, prop.asyncEngineCount);
+           p.nstreams, p.steps, reps, prop.name, prop.asyncEngineCount);
 
     /* From pageable memory, cudaMemcpyAsync may be staged by the driver and
      * make the host wait: copies from pinned memory are the ones that can
@@ -321,7 +334,7 @@ int main(int argc, char **argv)
     scramble(p.d_out, p.d_in, THREADS, p.steps, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
 
-    /* Alternate the two, so that a busy moment on a shared GPU hurts both.
+    /* Take turns, so that a busy moment on a shared GPU hurts all three.
      * The first run of each is checked. */
     for (r = 0; r < (int)reps; r++) {
         if (r == 0)
@@ -333,14 +346,16 @@ int main(int argc, char **argv)
         for (a = 0; a < 3; a++)
             best_stage[a] = fminf(best_stage[a], stage[a]);
 
-        if (r == 0)
-            poison(&p);
-        ms = run_pipelined(&p, timed, ev);
-        if (r == 0)
-            bad += verify(&p, order_name[timed]);
-        pipe_ms = fminf(pipe_ms, ms);
+        for (o = DEPTH_FIRST; o <= BREADTH_FIRST; o = (enum order)(o + 1)) {
+            if (r == 0)
+                poison(&p);
+            ms = run_pipelined(&p, o, ev);
+            if (r == 0)
+                bad += verify(&p, order_name[o]);
+            pipe_ms[o] = fminf(pipe_ms[o], ms);
+        }
     }
-    bad += run_other_order(&p, other);
+    bad += run_uneven(&p);
     bound = stage_bound(best_stage[0], best_stage[1], best_stage[2], p.nchunks,
                         prop.asyncEngineCount);
 
@@ -348,10 +363,14 @@ int main(int argc, char **argv)
     lab_figure("seq_h2d_ms", best_stage[0], "its H2D copy");
     lab_figure("seq_kernel_ms", best_stage[1], "its kernel");
     lab_figure("seq_d2h_ms", best_stage[2], "its D2H copy");
-    lab_figure("pipe_ms", pipe_ms, "pipelined over the streams (best run)");
-    lab_figure("speedup", seq_ms / pipe_ms, "seq_ms / pipe_ms");
+    lab_figure("depth_ms", pipe_ms[DEPTH_FIRST], "pipelined, depth-first (best run)");
+    lab_figure("breadth_ms", pipe_ms[BREADTH_FIRST], "pipelined, breadth-first (best run)");
+    lab_figure("speedup", seq_ms / pipe_ms[DEPTH_FIRST], "seq_ms / depth_ms");
     lab_figure("bound_ms", bound, "least time the stages allow");
-    lab_figure("bound_fraction", bound / pipe_ms, "bound_ms / pipe_ms (1 = at the bound)");
+    lab_figure("bound_fraction", bound / pipe_ms[DEPTH_FIRST],
+               "bound_ms / depth_ms (1 = at the bound)");
+    lab_figure("breadth_fraction", bound / pipe_ms[BREADTH_FIRST],
+               "bound_ms / breadth_ms");
     lab_figure("copy_engines", prop.asyncEngineCount, "asyncEngineCount");
     if (bad)
         printf("RESULT: WRONG: %zu elements differ (see above)\n", bad);
