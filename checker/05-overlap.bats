@@ -19,7 +19,7 @@ load lib/checks
 # one that does not overlap (a synchronize in the issue loop, a kernel on the
 # default stream, stages separated by a synchronize) takes the sum of the
 # stages, 2.3-2.4x the bound.
-# Each pipelined run is compared with the sequential run just before it, and
+# Each pipelined run is compared with the sequential run of its turn, and
 # the median of the R pairs counts: another program on the same GPU slows a
 # pair as a whole, or one pair, and neither moves the median far. 1.5 leaves
 # a correct solution room for a GPU shared with other runs, and is still far
