@@ -138,15 +138,15 @@ expected() {
                 'BEGIN { print "wait_gap_us", 1000 * (c - p) }' ;;
         05-overlap)
             local seq pipe bpipe
-            seq=$(spans "$d" r sequential | median) pipe=$(spans "$d" r pipelined | median)
-            bpipe=$(spans "$d" r--order-breadth pipelined | median)
+            seq=$(spans "$d" r sequential | median) pipe=$(spans "$d" r depth_first | median)
+            bpipe=$(spans "$d" r breadth_first | median)
             awk -v s="$seq" -v p="$pipe" -v b="$bpipe" \
                 'BEGIN { print "speedup", s / p; print "breadth_vs_depth", 100 * (b / p - 1) }'
-            # the stage bound of each pipelined run (its C kernels), with the
-            # stage times of the sequential run before it; the median fraction
+            # the stage bound of each depth-first run (its C kernels), with the
+            # stage times of the sequential run of its turn; the median fraction
             paste <(inside "$d" r sequential gpu | awk -F'\t' '$5 == "copy" { s[$1, $7] += $4 } $5 == "kernel" { s[$1, "K"] += $4 }
                         END { for (i = 1; (i, "K") in s; i++) print s[i, "H2D"], s[i, "K"], s[i, "D2H"] }') \
-                  <(inside "$d" r pipelined gpu | awk -F'\t' '$5 == "kernel" { c[$1]++ }
+                  <(inside "$d" r depth_first gpu | awk -F'\t' '$5 == "kernel" { c[$1]++ }
                         !($1 in lo) || $2 < lo[$1] { lo[$1] = $2 } $3 > hi[$1] { hi[$1] = $3 }
                         END { for (i = 1; i in c; i++) print c[i], hi[i] - lo[i] }') |
                 awk -v ce="$(q "$d" r meta copy_engines)" '
@@ -327,11 +327,11 @@ judged() {
               q "$d" r list api:cudaDeviceSynchronize | tail -n 1; } | cut -f 1,2 ;;
         04-events/mut-no-stream-wait)               # an order
             { q "$d" r list kernel:producer_kernel; q "$d" r list kernel:consumer_kernel; } | cut -f 1,2 ;;
-        05-overlap/mut-breadth-sync-between-stages) # the stage bound: the last pipelined run
-            inside "$d" r--order-breadth pipelined gpu | awk -F'\t' '{ n[NR] = $1; l[NR] = $2 " " $3 }
+        05-overlap/mut-breadth-sync-between-stages) # the stage bound: the last breadth-first run
+            inside "$d" r breadth_first gpu | awk -F'\t' '{ n[NR] = $1; l[NR] = $2 " " $3 }
                 END { for (i = 1; i <= NR; i++) if (n[i] == n[NR]) print l[i] }' ;;
-        05-overlap/mut-kernel-default-stream)       # an overlap: the last pipelined run's H2D and kernels
-            inside "$d" r pipelined gpu | awk -F'\t' '{ n[NR] = $1; l[NR] = $2 " " $3; k[NR] = $5 $7 }
+        05-overlap/mut-kernel-default-stream)       # an overlap: the last depth-first run's H2D and kernels
+            inside "$d" r depth_first gpu | awk -F'\t' '{ n[NR] = $1; l[NR] = $2 " " $3; k[NR] = $5 $7 }
                 END { for (i = 1; i <= NR; i++) if (n[i] == n[NR] && k[i] != "copyD2H") print l[i] }' ;;
         08-pytorch/mut-clock-before-sync)           # a host time: the range and the calls in it
             { q "$d" r list nvtx:sync_both
@@ -537,7 +537,6 @@ second_look_replay() {
 slow_05() {
     local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/05-overlap/solution"
     derived "$r" "$d"
-    cp "$r"/r--* "$d/"
     python3 - "$r/r.trace" "$d/r.trace" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().split('\n')
@@ -553,24 +552,21 @@ open(sys.argv[2], 'w').write('\n'.join(out))
 PY
 }
 
-# uneven_05 MODE DIR: in DIR, lab 05's recorded solution whose uneven run
-# (7 chunks over 3 streams) is changed: MODE late-memset, the cudaMemset of
-# poison() before the pipelined run starts on the GPU inside that run's range
-# (a program that does not wait after it; every chunk on its right stream);
-# MODE copy-elsewhere, the pipelined run's first H2D copy on a stream of its
-# own (a copy that races its chunk's kernel).
+# uneven_05 MODE DIR: in DIR, lab 05's recorded solution whose first run of
+# the uneven shape (7 chunks over 3 streams, depth-first) is changed: MODE
+# late-memset, the cudaMemset of poison() before it starts on the GPU inside
+# its range (a program that does not wait after it; every chunk on its right
+# stream); MODE copy-elsewhere, its first H2D copy on a stream of its own (a
+# copy that races its chunk's kernel).
 uneven_05() {
     local mode=$1 d=$2 r="$KIT_ROOT/checker/tests/fixtures/replays/05-overlap/solution"
-    local u=r--chunks-7---streams-3---size-mib-16---reps-1
     derived "$r" "$d"
-    cp "$r"/r--* "$d/"
-    cp "$r/r.trace" "$d/r.trace"
-    python3 - "$mode" "$r/$u.trace" "$d/$u.trace" <<'PY'
+    python3 - "$mode" "$r/r.trace" "$d/r.trace" <<'PY'
 import sys
 mode, src, dst = sys.argv[1:]
 lines = open(src).read().split('\n')
 f = [l.split('\t') for l in lines]
-start = min(int(x[1]) for x in f if x[0] == 'nvtx' and x[-1] == 'pipelined')
+start = min(int(x[1]) for x in f if x[0] == 'nvtx' and x[-1] == 'uneven_depth_first')
 if mode == 'late-memset':
     i = max(i for i, x in enumerate(f) if x[0] == 'memset' and int(x[1]) < start)
     f[i][1], f[i][2] = str(start + 10000), str(start + 15000)
@@ -581,7 +577,7 @@ open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
 PY
 }
 
-@test "lab 05: poison()'s memset starting inside the pipelined run is not a stream of the chunks; a copy on another stream is" {
+@test "lab 05: poison()'s memset starting inside an uneven run is not a stream of the chunks; a copy on another stream is" {
     local check="with 7 chunks over 3 streams, chunk c runs in stream c % 3"
     uneven_05 late-memset "$BATS_TEST_TMPDIR/late"
     REPLAY_DIR="$BATS_TEST_TMPDIR/late" replay_check 05-overlap/late "$check"
