@@ -56,7 +56,7 @@ PY
 # replay.bats replays its recordings (replay_check; lab 06's stress runs
 # through fixtures/progs/replay-stress, no compute-sanitizer): `main` is the run
 # without arguments, main.againN or main.lookN its (N+1)th call, and lab
-# 05's breadth and uneven, lab 06's s1-s4 the runs with their arguments. A
+# 06's s1-s4 the runs with their arguments. A
 # run not kept answers as replay-prog answers a run not recorded. Every run
 # was made with make mutate's seed. Its TAP where tap_of says (REPLAY_OUT,
 # else $BATS_TEST_TMPDIR/LAB/VARIANT.tap), and what the checker printed,
@@ -70,8 +70,6 @@ fixture_replay() {
             *:main) k=r ;;
             *:main.again*) k=r.$(( ${n##*again} + 1 )) ;;
             *:main.look*) k=r.$(( ${n##*look} + 1 )) ;;
-            05-overlap:breadth) k=r--order-breadth ;;
-            05-overlap:uneven) k=r--chunks-7---streams-3---size-mib-16---reps-1 ;;
             06-lifetime:s[1-4]) k=r--scenario-${n#s} ;;
             06-lifetime:stress) k=stress ;;
             *) continue ;;
@@ -568,15 +566,15 @@ quick_or_all() { if kit_full; then printf '%s\n' "$@"; else printf '%s\n' "$1"; 
         "05-overlap/m-ed61e26e=sequential run 1: the events around its kernel enclose 2 operations of its stream" \
         "05-overlap/m-2c10cc50=sequential run 1: no event right before its D2H copy on its stream (stream 29, per-thread), none right after it" \
         "05-overlap/m-e56c863a=sequential run 1: the events around its D2H copy enclose 2 operations of its stream" \
-        "05-overlap/m-e335012d.2=pipelined run 1: 49 operations ran between the events around it, 48 of them its own; an event recorded in its range went to stream 29, not the legacy default stream" \
-        "05-overlap/m-bd6e37fb.2=pipelined run 1: 49 operations ran between the events around it, 48 of them its own" \
+        "05-overlap/m-e335012d.2=depth-first run 1: 49 operations ran between the events around it, 48 of them its own; an event recorded in its range went to stream 29, not the legacy default stream" \
+        "05-overlap/m-bd6e37fb.2=depth-first run 1: 49 operations ran between the events around it, 48 of them its own" \
         "05-overlap/m-5df2a4be=sequential run 1: the events around its H2D copy enclose 2 operations of its stream" \
         "05-overlap/m-21b98495=sequential run 1: the events around its kernel enclose 2 operations of its stream" \
         "05-overlap/m-571c0bad=sequential run 1: the events around its D2H copy enclose 2 operations of its stream" \
         "05-overlap/m-693481a7=sequential run 1: no event right before its H2D copy on its stream (the legacy default stream), one right after it" \
         "05-overlap/m-f4f378cd=sequential run 1: the events around its H2D copy enclose 2 operations of its stream" \
         "05-overlap/m-1f10c95c=sequential run 1: the events around its kernel enclose 2 operations of its stream" \
-        "05-overlap/m-c815dcd4=pipelined run 1: 49 operations ran between the events around it, 48 of them its own")
+        "05-overlap/m-c815dcd4=depth-first run 1: 49 operations ran between the events around it, 48 of them its own")
     survivors_fail "$c" "keep the given run_sequential() and run_pipelined() as they are" "${runs[@]}"
     kit_full || echo "(make test-all: 14 more survivors, and both solution runs through every check)"
 }
@@ -584,8 +582,8 @@ quick_or_all() { if kit_full; then printf '%s\n' "$@"; else printf '%s\n' "$1"; 
 # LAB05_SEQUENCE: python whose sequence(TRACE) is what the GPU did in a lab 05
 # run, in order: each copy, kernel, memset and event stamp by its kind,
 # direction, bytes and the kind of its stream, in the order they started;
-# the chunks of a pipelined run (or of the other order's), whose order among
-# the streams the solution leaves to the GPU, as one set.
+# the chunks of a pipelined run, in either order or the uneven shape, whose
+# order among the streams the solution leaves to the GPU, as one set.
 LAB05_SEQUENCE='
 import gzip, os, sys
 def rows(path):
@@ -599,7 +597,7 @@ def sequence(path):
     for x in r:
         if x[0] == "stream":
             kind[x[1]] = x[2]
-        elif x[0] == "nvtx" and x[4] in ("pipelined", "other_order"):
+        elif x[0] == "nvtx" and x[4] in ("depth_first", "breadth_first", "uneven_depth_first", "uneven_breadth_first"):
             ranges.append((int(x[1]), int(x[2])))
         elif x[0] in ("copy", "kernel", "memset"):
             s = kind.get(x[3 + d], "unknown")
@@ -627,7 +625,7 @@ def sequence(path):
 LAB05_SAME='
 fix, bad = sys.argv[1], []
 for m in sys.argv[2:]:
-    for run in ("main", "breadth", "uneven"):
+    for run in ("main",):
         a, b, c = (sequence(os.path.join(fix, v, run + ".trace")) for v in ("solution", "solution-2", m))
         if a != b:
             bad.append("%s: the two solution runs differ" % run)
