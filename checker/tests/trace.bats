@@ -1027,29 +1027,33 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	done
 }
 
-@test "lab 05's lesson: the last sequential and pipelined runs side by side at one scale" {
-	# read off r.trace: the last "pipelined" range holds 16 H2D, 16 kernels
-	# and 16 D2H on 16 streams, none across its edges; the last "sequential"
-	# one H2D, kernel and D2H on the default stream
+@test "lab 05's lesson: the last sequential run and the last run of each order side by side at one scale" {
+	# read off r.trace: the last "depth_first" range holds 16 H2D, 16 kernels
+	# and 16 D2H on 16 streams, none across its edges, and so does the last
+	# "breadth_first"; the last "sequential" one H2D, kernel and D2H on the
+	# default stream
 	F="$RP/05-overlap/solution/r.trace"
 	mapfile -t args < <(lesson 05-overlap)
-	[ "${args[*]}" = "--window nvtx:sequential#last --window nvtx:pipelined#last" ]
-	run -0 "$ST" query "$F" count kernel --window 'nvtx:pipelined#last'; echo "$output"; expect 16
-	run -0 "$ST" query "$F" count copy --window 'nvtx:pipelined#last'; echo "$output"; expect 32
-	run -0 "$ST" query "$F" streams kernel --window 'nvtx:pipelined#last'; echo "$output"
-	[ "${#lines[@]}" -eq 16 ]
+	[ "${args[*]}" = "--window nvtx:sequential#last --window nvtx:depth_first#last --window nvtx:breadth_first#last" ]
+	local o
+	for o in depth_first breadth_first; do
+		run -0 "$ST" query "$F" count kernel --window "nvtx:$o#last"; echo "$output"; expect 16
+		run -0 "$ST" query "$F" count copy --window "nvtx:$o#last"; echo "$output"; expect 32
+		run -0 "$ST" query "$F" streams kernel --window "nvtx:$o#last"; echo "$output"
+		[ "${#lines[@]}" -eq 16 ]
+	done
 	run -0 "$ST" query "$F" streams gpu --window 'nvtx:sequential#last'; echo "$output"
 	expect "7 default 0 -"
 	COLUMNS=120 run -0 "$ST" timeline --color never "${args[@]}" "$F"; echo "$output"
 	# every stream shows its copies and its kernel
 	[ "$(grep -Ec '^ *stream [0-9]+ \|.*>.*#.*<' <<<"$output")" -eq 16 ]
-	grep -Eq '^ *default \|>+#+<+ +\|$' <<<"$output"
-	# the speedup as width: sequential 17.01 ms, pipelined 7.21 ms
+	grep -Eq '^ *default \|>+#+<+[ :]+\|$' <<<"$output"
+	# the speedup as width: sequential about 2.3 times the depth-first run
 	local row seq pipe
 	row=$(grep '^ *thread 1 |' <<<"$output")
 	seq=$(grep -o '\[sequential-*' <<<"$row" | awk '{ print length($0) }')
-	pipe=$(grep -o '\[pipelined-*\]' <<<"$row" | awk '{ print length($0) }')
-	echo "sequential $seq columns, pipelined $pipe"
+	pipe=$(grep -o '\[depth_first-*\]' <<<"$row" | awk '{ print length($0) }')
+	echo "sequential $seq columns, depth-first $pipe"
 	awk -v s="$seq" -v p="$pipe" 'BEGIN { exit !(s / p > 2.1 && s / p < 2.5) }'
 }
 
