@@ -566,13 +566,14 @@ import sys
 mode, src, dst = sys.argv[1:]
 lines = open(src).read().split('\n')
 f = [l.split('\t') for l in lines]
+o = 0 if f[0][0] == 'streamtrace 1' else 1     # formats 2 on: a device column
 start = min(int(x[1]) for x in f if x[0] == 'nvtx' and x[-1] == 'uneven_depth_first')
 if mode == 'late-memset':
     i = max(i for i, x in enumerate(f) if x[0] == 'memset' and int(x[1]) < start)
     f[i][1], f[i][2] = str(start + 10000), str(start + 15000)
 else:
-    i = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[4] == 'H2D' and int(x[1]) > start)[1]
-    f[i][3] = '99'
+    i = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[4 + o] == 'H2D' and int(x[1]) > start)[1]
+    f[i][3 + o] = '99'
 open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
 PY
 }

@@ -1052,7 +1052,7 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	local row seq pipe
 	row=$(grep '^ *thread 1 |' <<<"$output")
 	seq=$(grep -o '\[sequential-*' <<<"$row" | awk '{ print length($0) }')
-	pipe=$(grep -o '\[depth_first-*\]' <<<"$row" | awk '{ print length($0) }')
+	pipe=$(grep -oE '\[depth_first-*\]?' <<<"$row" | awk '{ print length($0) }')
 	echo "sequential $seq columns, depth-first $pipe"
 	awk -v s="$seq" -v p="$pipe" 'BEGIN { exit !(s / p > 2.1 && s / p < 2.5) }'
 }
