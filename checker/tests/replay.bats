@@ -590,6 +590,42 @@ PY
     tap_failed "$(tap_of 05-overlap/elsewhere)" "$check"
 }
 
+# early_join_10 US DIR: in DIR, lab 10's recorded solution whose join kernel
+# of the first replay is stamped as starting US microseconds before branch B
+# ended (its length kept). CUPTI did this by 0.54 us on an H200 with 48
+# programs traced at once, where the graph starts the join only after the
+# branch: a stamp, not a missing wait.
+early_join_10() {
+    local us=$1 d=$2 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
+    derived "$r" "$d"
+    python3 - "$us" "$r/r.trace" "$d/r.trace" <<'PY'
+import sys
+us, src, dst = float(sys.argv[1]), sys.argv[2], sys.argv[3]
+f = [l.split('\t') for l in open(src).read().split('\n')]
+def starts(name):
+    return sorted((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'kernel' and x[-1].startswith(name + '('))
+# the first of each ran on the streams, the second in the first replay
+b, j = starts('branch_b_kernel')[1][1], starts('join_kernel')[1][1]
+n = int(f[j][2]) - int(f[j][1])
+f[j][1] = str(int(f[b][2]) - round(us * 1000))
+f[j][2] = str(int(f[j][1]) + n)
+open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
+PY
+}
+
+@test "lab 10: a join stamped under a microsecond before its branch's end still starts after it; 30 us before, it does not" {
+    local check="the join starts after both branches end, on the streams and in every replay"
+    early_join_10 0.54 "$BATS_TEST_TMPDIR/stamp"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/stamp" replay_check 10-graphs/stamp "$check"
+    cat "$BATS_TEST_TMPDIR/10-graphs/stamp.log"
+    grep -qx "ok 1 $check" "$(tap_of 10-graphs/stamp)"
+    early_join_10 30 "$BATS_TEST_TMPDIR/early"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/early" replay_check 10-graphs/early "$check"
+    cat "$BATS_TEST_TMPDIR/10-graphs/early.log"
+    tap_failed "$(tap_of 10-graphs/early)" "$check"
+    grep -q 'replay_1: branch A before, branch B overlap the join' "$BATS_TEST_TMPDIR/10-graphs/early.log"
+}
+
 # A timing check that fails for a cause the trace shows, the same in every
 # run, makes no re-run (HOPELESS in lib/checks.bash); one the trace cannot
 # explain looks at 2 more runs (second_chance).

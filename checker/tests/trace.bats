@@ -176,6 +176,28 @@ lesson() {
 	run -0 "$ST" query "$B" order kernel:nosuch h2d;     echo "$output"; expect missing
 }
 
+@test "order counts a record ending up to 5 us after the other began as before it (CUPTI's stamps of a wait), no more" {
+	# the first kernel of basic.trace moved to start 4.9 us, then 5.1 us,
+	# before the first h2d copy ends (its length kept)
+	local us t
+	for us in 4.9 5.1; do
+		t="$BATS_TEST_TMPDIR/slack-$us.trace"
+		python3 - "$B" "$t" "$us" <<'PY'
+import sys
+src, dst, us = sys.argv[1], sys.argv[2], float(sys.argv[3])
+f = [l.split('\t') for l in open(src).read().split('\n')]
+h = next(i for i, x in enumerate(f) if x[0] == 'copy' and 'H2D' in x)
+k = next(i for i, x in enumerate(f) if x[0] == 'kernel')
+n = int(f[k][2]) - int(f[k][1])
+f[k][1] = str(int(f[h][2]) - round(us * 1000))
+f[k][2] = str(int(f[k][1]) + n)
+open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
+PY
+		run -0 "$ST" query "$t" order h2d kernel; echo "$us: $output"
+		if [ "$us" = 4.9 ]; then expect before; else expect overlap; fi
+	done
+}
+
 @test "list prints one tab-separated line per record, times from the first record" {
 	# the first record is the cudaMemcpy call at 0 ns
 	run -0 "$ST" query "$B" list h2d; echo "$output"
