@@ -301,12 +301,30 @@ copy_waits() {
         END { if (pend != "") printf "the copy back queued at %.3f ms is the last call\n", qs }'
 }
 
+# copy_streams RUN: part 3's copies back that ran on another stream than
+# update_kernel's (the graph's, s): one line each. s is non-blocking, so a
+# copy elsewhere (cudaMemcpy on the legacy default stream, say) does not
+# wait for the graph; whether it read d_out before the kernel wrote it is
+# a race, the stream is what the trace shows every time.
+copy_streams() {
+    local ks
+    ks=$(tq "$1" list kernel:update_kernel --window nvtx:update+gpu | cut -f 5 | sort -u | paste -sd, -)
+    tq "$1" list d2h --window nvtx:update+gpu | awk -F'\t' -v ks="$ks" '
+        BEGIN { n = split(ks, k, ","); for (i = 1; i <= n; i++) on[k[i]] = 1 }
+        !($5 in on) { printf "the copy back at %.3f ms ran on stream %s, update_kernel on %s\n", $1, $5, (ks == "" ? "none" : ks) }'
+}
+
 @test "part 3 waits for each copy back before it reads the result" {
     need_run main
     need_trace main
-    local o n
+    local o n e
     n=$(tq main count d2h --window nvtx:update+gpu)
     draw_on_fail main --window nvtx:update+gpu
+    e=$(copy_streams main)
+    [ -z "$e" ] || say_fail \
+        "each copy back in \"update\" on s, the stream the graph ran update_kernel on" \
+        "$(tr '\n' ';' <<<"$e" | sed 's/;$//; s/;/; /g')" \
+        "keep the given cudaMemcpyAsync(h_buf, d_out, bytes, cudaMemcpyDeviceToHost, s): s is non-blocking, so a copy on another stream (cudaMemcpy goes to the legacy default stream) does not wait for the graph's update_kernel and may read d_out before the kernel has written it" || return 1
     o=$(copy_waits main)
     [ "$n" -ge 1 ] && [ -z "$o" ] || say_fail \
         "each cudaMemcpyAsync back in \"update\" followed by cudaStreamSynchronize(s), which returns after the copy ends" \

@@ -626,6 +626,35 @@ PY
     grep -q 'replay_1: branch A before, branch B overlap the join' "$BATS_TEST_TMPDIR/10-graphs/early.log"
 }
 
+# copy_default_10 DIR: in DIR, lab 10's recorded solution whose first copy
+# back in "update" ran on the legacy default stream, as a cudaMemcpy in
+# place of the given cudaMemcpyAsync(..., s) would (its times kept: it read
+# d_out after update_kernel ended, by luck, and the results were right).
+copy_default_10() {
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
+    derived "$r" "$d"
+    python3 - "$r/r.trace" "$d/r.trace" <<'PY'
+import sys
+src, dst = sys.argv[1:3]
+f = [l.split('\t') for l in open(src).read().split('\n')]
+o = 0 if f[0][0] == 'streamtrace 1' else 1
+ks = sorted((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'kernel' and x[-1].startswith('update_kernel('))
+c = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[4 + o] == 'D2H' and int(x[1]) > ks[0][0])[1]
+f[c][3 + o] = next(x[1] for x in f if x[0] == 'stream' and x[2] == 'default')
+open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
+PY
+}
+
+@test "lab 10: a copy back in part 3 on the legacy default stream fails, though its result was right" {
+    local check="part 3 waits for each copy back before it reads the result"
+    copy_default_10 "$BATS_TEST_TMPDIR/copy"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/copy" replay_check 10-graphs/copy "$check"
+    cat "$BATS_TEST_TMPDIR/10-graphs/copy.log"
+    tap_failed "$(tap_of 10-graphs/copy)" "$check"
+    grep -q 'seen: *the copy back at [0-9.]* ms ran on stream 7, update_kernel on 21$' "$BATS_TEST_TMPDIR/10-graphs/copy.log"
+    grep -q 'hint: .*does not wait for the graph' "$BATS_TEST_TMPDIR/10-graphs/copy.log"
+}
+
 # A timing check that fails for a cause the trace shows, the same in every
 # run, makes no re-run (HOPELESS in lib/checks.bash); one the trace cannot
 # explain looks at 2 more runs (second_chance).
