@@ -34,11 +34,12 @@ STEPS = [
     ("run-stress", "lab 06: a run under the stress tool"),
     ("run-sanitizer", "lab 06: a run under compute-sanitizer"),
     ("rerun", "a re-run: second_chance / second_look"),
+    ("rerun-queues", "a traced run made again with the driver's hardware queues: two streams shared one of the lab's QUEUES"),
     ("trace-query", "a check reading a trace (streamtrace query)"),
     ("checks", "the rest of the checkers' time: bats, the checks' own processes"),
     ("grader", "the grader's own: a kit copy a part of a submission, finding files, the sandbox's steps"),
 ]
-INSIDE = {"build", "run-traced", "run", "run-stress", "run-sanitizer", "rerun", "trace-query"}
+INSIDE = {"build", "run-traced", "run", "run-stress", "run-sanitizer", "rerun", "rerun-queues", "trace-query"}
 # a lab's steps the grader takes before its checker, outside it
 OUTSIDE = {"build", "build-cached", "gpu-wait"}
 
@@ -106,7 +107,7 @@ def steps_of(graded):
                 by_step[step].append(s)
                 if step in INSIDE:
                     inner += s
-                if step.startswith("run") or step == "rerun":
+                if step.startswith("run") or step.startswith("rerun"):
                     base = name.split(".again")[0].split(".look")[0]
                     by_run[(step, "%s %s" % (lab[:2], base))].append(s)
             if checker:
@@ -273,7 +274,7 @@ def main():
     # the node's pace: each of these runs starts a CUDA context, and the
     # driver makes one at a time for the whole node (the untraced runs refuse
     # their options before CUDA starts, or see no GPU: not counted)
-    started = sum(len(by_step.get(st, [])) for st in ("run-traced", "run-stress", "run-sanitizer", "rerun"))
+    started = sum(len(by_step.get(st, [])) for st in ("run-traced", "run-stress", "run-sanitizer", "rerun", "rerun-queues"))
     if started and subs and wall:
         print()
         print("CUDA programs started: %d (traced runs, lab 06's stress and sanitizer runs, re-runs), "

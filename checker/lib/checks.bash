@@ -98,6 +98,12 @@ lab_seed() {
 # Run the built program once under a timeout (and under the trace tool with
 # --trace), given ARGS and --seed (lab_seed); keep NAME.out, NAME.err, NAME.rc
 # and NAME.trace in $RUNS.
+# Under the grader (GRADE_QUEUES=1), a traced run of a lab that names its
+# QUEUES gets that many hardware queues (CUDA_DEVICE_MAX_CONNECTIONS): a
+# CUDA start with fewer queues costs the node less (checker/grade/README.md,
+# "Choosing JOBS"). Where its trace then says two streams shared a queue, or
+# cannot tell (a graph's work), the run is made again with the variable
+# unset, as every other run is, and only that run is kept.
 run_lab() {
     local name=$1 trace=0 envs=() rc
     shift
@@ -115,6 +121,31 @@ run_lab() {
     local a
     { echo "$trace"; for a in "${envs[@]}"; do echo "$a"; done; echo --
       for a in "$@"; do echo "$a"; done; } >"$RUNS/$name.how"
+    local queues=""
+    if [ "$trace" = 1 ] && [ "${GRADE_QUEUES:-0}" = 1 ] && [[ ${QUEUES:-} =~ ^[1-9][0-9]?$ ]] &&
+        [ -z "${CUDA_DEVICE_MAX_CONNECTIONS+set}" ] && [[ " ${envs[*]} " != *" CUDA_DEVICE_MAX_CONNECTIONS="* ]]; then
+        queues=$QUEUES
+    fi
+    run_once "$name" "$trace" "$queues" "" "$@"
+    if [ -n "$queues" ] && queues_shared "$name"; then
+        rm -f "$RUNS/$name.trace"
+        run_once "$name" "$trace" "" rerun-queues "$@"
+    fi
+}
+
+# queues_shared NAME: the trace of run NAME, made with fewer hardware queues,
+# says two of its streams shared one, or that it cannot tell (capture.c).
+queues_shared() {
+    grep -q $'^meta\tqueues_shared\t' "$RUNS/$1.trace" 2>/dev/null
+}
+
+# run_once NAME TRACE QUEUES STEP ARGS...: run_lab's one run, with its
+# envs (QUEUES: the hardware queues it gets, or "" for the driver's
+# default; STEP: what GRADE_STEPS calls it, "" for the run's own kind).
+run_once() {
+    local name=$1 trace=$2 queues=$3 step=$4 rc runenv=("${envs[@]}")
+    shift 4
+    [ -z "$queues" ] || runenv+=("CUDA_DEVICE_MAX_CONNECTIONS=$queues")
     local cmd=("$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)")
     # without the trace tool the run goes on untraced: need_trace says why
     if [ "$trace" = 1 ] && [ -x "$STREAMTRACE" ]; then
@@ -129,7 +160,7 @@ run_lab() {
     local t0=$SECONDS us
     [ -n "${GRADE_STEPS:-}" ] && step_now us
     ( no_inherited_fds
-      exec env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" ) \
+      exec env "${runenv[@]}" timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" ) \
         >"$RUNS/$name.out" 2>"$RUNS/$name.err" </dev/null &
     local pid=$!
     wait "$pid" 2>/dev/null || rc=$?
@@ -137,7 +168,8 @@ run_lab() {
     echo "$rc" >"$RUNS/$name.rc"
     echo "$((SECONDS - t0))" >"$RUNS/$name.secs"    # describe_exit: a kill, or the time limit?
     if [ -n "${GRADE_STEPS:-}" ]; then
-        case $name in
+        case $step:$name in
+            ?*:*) step_done "$step" "$name" "$us" ;;
             *.again[0-9]*|*.look[0-9]*) step_done rerun "$name" "$us" ;;
             *) step_done "$([ "$trace" = 1 ] && echo run-traced || echo run)" "$name" "$us" ;;
         esac

@@ -77,6 +77,78 @@ fast_enough() {
     [ "$(grep '^env:' "$RUNS/second.out")" = "env: unset" ]
 }
 
+# fake_tracer: a stand-in for streamtrace run: it runs the program and
+# writes a trace whose meta lines say what capture.c would: the queues it
+# was given, and (where $LAB_DIR/share exists) that two streams shared one.
+# Each run's CUDA_DEVICE_MAX_CONNECTIONS goes to $LAB_DIR/conn.
+fake_tracer() {
+    STREAMTRACE=$BATS_TEST_TMPDIR/streamtrace
+    cat >"$STREAMTRACE" <<'EOF'
+#!/usr/bin/env bash
+[ "$1" = run ] && [ "$2" = -o ] && [ "$4" = -- ] || exit 2
+trace=$3; shift 4
+echo "${CUDA_DEVICE_MAX_CONNECTIONS-unset}" >>"$LAB_DIR/conn"
+"$@"; rc=$?
+{ printf 'streamtrace 4\n'
+  if [ -n "${CUDA_DEVICE_MAX_CONNECTIONS+set}" ]; then
+      printf 'meta\tmax_connections\t%s\n' "$CUDA_DEVICE_MAX_CONNECTIONS"
+      [ -e "$LAB_DIR/share" ] &&
+          printf 'meta\tqueues_shared\t1 queue held two streams or more; the first: device 0, compute channel 1, streams 13 and 14\n'
+  fi
+  printf 'end\t0\t0\n'; } >"$trace"
+exit $rc
+EOF
+    chmod +x "$STREAMTRACE"
+    export LAB_DIR
+}
+
+@test "under the grader a traced run gets the lab's QUEUES; its run is kept where no queue held two streams" {
+    fake_tracer
+    printf '1\n2\n' >"$LAB_DIR/speeds"
+    GRADE_QUEUES=1 QUEUES=2 GRADE_STEPS=$BATS_TEST_TMPDIR/steps.tsv run_lab main --trace --
+    run cat "$LAB_DIR/conn"
+    echo "$output"; [ "$output" = "2" ]
+    grep -q 'speed = 1' "$RUNS/main.out"
+    grep -q $'^meta\tmax_connections\t2$' "$RUNS/main.trace"
+    run cut -f 1,2 "$BATS_TEST_TMPDIR/steps.tsv"
+    echo "$output"; [ "$output" = $'run-traced\tmain' ]
+}
+
+@test "a traced run whose trace says two streams shared a queue is made again with the driver's queues, and only that run kept" {
+    fake_tracer
+    touch "$LAB_DIR/share"
+    printf '1\n2\n3\n4\n' >"$LAB_DIR/speeds"
+    GRADE_QUEUES=1 QUEUES=1 GRADE_STEPS=$BATS_TEST_TMPDIR/steps.tsv run_lab main --trace -- --n 3
+    run cat "$LAB_DIR/conn"
+    echo "$output"; [ "$output" = $'1\nunset' ]
+    grep -q 'speed = 2' "$RUNS/main.out"
+    grep -q 'args: --n 3' "$RUNS/main.out"
+    ! grep -q max_connections "$RUNS/main.trace"
+    [ "$(rc_of main)" = 0 ]
+    run cut -f 1,2 "$BATS_TEST_TMPDIR/steps.tsv"
+    echo "$output"; [ "$output" = $'run-traced\tmain\nrerun-queues\tmain' ]
+    # a re-run of it (second_chance, second_look) tries the lab's queues again
+    GRADE_QUEUES=1 QUEUES=1 rerun_lab main main.again1
+    run cat "$LAB_DIR/conn"
+    echo "$output"; [ "$output" = $'1\nunset\n1\nunset' ]
+    grep -q 'speed = 4' "$RUNS/main.again1.out"
+}
+
+@test "the driver's queues: no QUEUES, no GRADE_QUEUES, an untraced run, or a run given the variable" {
+    fake_tracer
+    printf '1\n2\n3\n4\n5\n6\n' >"$LAB_DIR/speeds"
+    GRADE_QUEUES=1 run_lab a --trace --
+    QUEUES=2 run_lab b --trace --
+    GRADE_QUEUES=0 QUEUES=2 run_lab c --trace --
+    GRADE_QUEUES=1 QUEUES=2 run_lab d --
+    GRADE_QUEUES=1 QUEUES=2 run_lab e --trace --env CUDA_DEVICE_MAX_CONNECTIONS=8 --
+    GRADE_QUEUES=1 QUEUES=2 CUDA_DEVICE_MAX_CONNECTIONS=16 run_lab f --trace --
+    run cat "$LAB_DIR/conn"
+    echo "$output"; [ "$output" = $'unset\nunset\nunset\n8\n16' ]
+    [ ! -e "$RUNS/d.trace" ]
+    grep -q 'speed = 4' "$RUNS/d.out"
+}
+
 @test "second_chance passes at once, with no note, when the first run passes" {
     printf '20\n' >"$LAB_DIR/speeds"
     run_lab main --

@@ -47,6 +47,12 @@ setup_file() {
 					-- "$d/$p" >"$d/$p.out" 2>&1 || rrc=$?
 			echo "$rrc" >"$d/$p.rc"
 		done
+		# with fewer hardware queues (the grader's QUEUES): one for two
+		# streams, four for two and the legacy one; a graph's work
+		for p in known:1 known:4 graphs:4; do
+			CUDA_DEVICE_MAX_CONNECTIONS=${p#*:} timeout 60 "$KIT_ROOT/checker/trace/streamtrace" \
+				run -o "$d/${p%:*}-q${p#*:}.trace" -- "$d/${p%:*}" >/dev/null 2>&1
+		done
 	fi
 	printf '%s' "$why" >"$d/skip"
 }
@@ -327,4 +333,22 @@ overlap_ms() {
 	[ "$(cut -f 12 <<<"$output" | paste -sd, -)" = "0,0,$sync" ]
 	run -0 "$ST" query "$K" returned api:cudaStreamEndCapture; echo "$output"
 	[ "$(cut -f 12 <<<"$output" | paste -sd, -)" = "0,$end" ]
+}
+
+@test "queues: with one hardware queue known.cu's two streams share it; with four, or unset, no queue is shared; a graph's work cannot tell" {
+	local d=$BATS_FILE_TMPDIR
+	run grep $'^meta\tmax_connections\t' "$d/known-q1.trace"
+	[ "$output" = $'meta\tmax_connections\t1' ]
+	run grep $'^meta\tqueues_shared\t' "$d/known-q1.trace"
+	echo "$output"
+	[[ $output =~ (compute|copy)\ channel\ [0-9]+,\ streams\ [0-9]+\ and\ [0-9]+$ ]]
+	run grep $'^meta\tqueues_shared\t' "$d/known-q4.trace"
+	echo "$output"
+	[ -z "$output" ]
+	grep -q $'^meta\tmax_connections\t4$' "$d/known-q4.trace"
+	# unset: the kit's own runs say nothing of queues
+	! grep -q -e $'^meta\tmax_connections' -e $'^meta\tqueues_shared' "$T"
+	run grep $'^meta\tqueues_shared\t' "$d/graphs-q4.trace"
+	echo "$output"
+	[[ $output == *"launched by a graph"* ]]
 }
