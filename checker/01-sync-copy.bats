@@ -6,9 +6,11 @@
 bats_require_minimum_version 1.5.0
 LAB_ID=01-sync-copy
 PROG=sync_copy
-# The hardware queues a right program uses (the legacy default stream): the
-# grader runs it with that many, and again with the driver's default where two
-# of its streams shared one (lib/checks.bash, run_lab).
+# Under the grader (GRADE_QUEUES=1) the traced run gets QUEUES hardware queues
+# (CUDA_DEVICE_MAX_CONNECTIONS: a start with fewer costs the node less), and
+# is made again with the driver's default where its trace says two streams
+# shared one (lib/checks.bash, run_lab). A right program's trace shows no
+# queue shared with 1: its work is all on the legacy default stream.
 QUEUES=1
 load lib/checks
 

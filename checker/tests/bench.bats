@@ -193,12 +193,16 @@ setup_file() {
     # (nvidia-smi's samples: two GPUs, no timing.txt to name them)
     now=$(date +'%Y/%m/%d %H:%M:%S.000')
     printf '%s, 0, 10, 100\n%s, 1, 20, 200\n' "$now" "$now" >"$s/gpu.csv"
-    # a lab's steps: 3 runs that start CUDA, 1 that refuses its options
+    # a lab's steps: 3 runs that start CUDA, 1 that refuses its options;
+    # another's: a traced run and the same made again with the driver's queues
     printf 'checker\t06-lifetime\t9\nrun-traced\tmain\t2\nrun-stress\tstress\t2\nrerun\tmain.again1\t2\nrun\tbadopt\t0.1\n' \
         >"$g/results/student-001/06-lifetime.steps"
+    printf 'checker\t02-async-copy\t5\nrun-traced\tmain\t2\nrerun-queues\tmain\t2\n' \
+        >"$g/results/student-001/02-async-copy.steps"
     run -0 python3 "$GRADE/bench-report.py" --graded "$g" --samples "$s" --jobs 8
     echo "$output"
     assert_line --index 0 "(grading did not finish: the figures are those of the 1 submissions graded)"
     assert_output --partial "| NVIDIA H100 80GB HBM3 | 2 | $(nproc) | 8 | 1 | "
-    assert_output --regexp "CUDA programs started: 3 \(traced runs, lab 06's stress and sanitizer runs, re-runs\), 3.0 a submission, one every (19|20|21)\.[0-9]+ s of the wall time"
+    assert_output --regexp "CUDA programs started: 5 \(traced runs, lab 06's stress and sanitizer runs, re-runs\), 5.0 a submission, one every (11|12|13)\.[0-9]+ s of the wall time"
+    assert_output --partial "| rerun-queues | 1 | 2.0 | 2.00 |"
 }

@@ -923,4 +923,6 @@ EOF
     assert_line 700
     GRADE_GPU_SLOTS=0 run -2 without_bats_env checker/grade/grade -o "$BATS_TEST_TMPDIR/g" "$BATS_TEST_TMPDIR"
     assert_output "grade: GRADE_GPU_SLOTS must be a number from 1 up (labs' checkers at once on a GPU)"
+    GRADE_QUEUES=2 run -2 without_bats_env checker/grade/grade -o "$BATS_TEST_TMPDIR/g" "$BATS_TEST_TMPDIR"
+    assert_output "grade: GRADE_QUEUES must be 1 (fewer hardware queues where a lab names them) or 0"
 }
