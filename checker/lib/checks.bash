@@ -105,7 +105,7 @@ lab_seed() {
 # cannot tell (a graph's work), the run is made again with the variable
 # unset, as every other run is, and only that run is kept.
 run_lab() {
-    local name=$1 trace=0 envs=() rc
+    local name=$1 trace=0 envs=()
     shift
     while [ $# -gt 0 ]; do
         case $1 in
