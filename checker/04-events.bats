@@ -7,11 +7,9 @@
 bats_require_minimum_version 1.5.0
 LAB_ID=04-events
 PROG=events
-# Under the grader (GRADE_QUEUES=1) the traced run gets QUEUES hardware queues
-# (CUDA_DEVICE_MAX_CONNECTIONS: a start with fewer costs the node less), and
-# is made again with the driver's default where its trace says two streams
-# shared one (lib/checks.bash, run_lab). A right program's two streams share
-# one with 1 or 2 queues, none with 3 (an H200, 2026-11-27).
+# Hardware queues under the grader (lib/checks.bash, run_lab). A right
+# program's trace (an H200, 2026-11-27): none shared with 3 (its two streams
+# share one with 1 or 2)
 QUEUES=3
 load lib/checks
 
