@@ -39,7 +39,10 @@ STEPS = [
     ("checks", "the rest of the checkers' time: bats, the checks' own processes"),
     ("grader", "the grader's own: a kit copy a part of a submission, finding files, the sandbox's steps"),
 ]
-INSIDE = {"build", "run-traced", "run", "run-stress", "run-sanitizer", "rerun", "rerun-queues", "trace-query"}
+# the runs that start a CUDA program (the untraced ones refuse their options
+# before CUDA starts, or see no GPU)
+STARTS = ("run-traced", "run-stress", "run-sanitizer", "rerun", "rerun-queues")
+INSIDE = {"build", "run", "trace-query"} | set(STARTS)
 # a lab's steps the grader takes before its checker, outside it
 OUTSIDE = {"build", "build-cached", "gpu-wait"}
 
@@ -107,7 +110,7 @@ def steps_of(graded):
                 by_step[step].append(s)
                 if step in INSIDE:
                     inner += s
-                if step.startswith("run") or step.startswith("rerun"):
+                if step == "run" or step in STARTS:
                     base = name.split(".again")[0].split(".look")[0]
                     by_run[(step, "%s %s" % (lab[:2], base))].append(s)
             if checker:
@@ -274,7 +277,7 @@ def main():
     # the node's pace: each of these runs starts a CUDA context, and the
     # driver makes one at a time for the whole node (the untraced runs refuse
     # their options before CUDA starts, or see no GPU: not counted)
-    started = sum(len(by_step.get(st, [])) for st in ("run-traced", "run-stress", "run-sanitizer", "rerun", "rerun-queues"))
+    started = sum(len(by_step.get(st, [])) for st in STARTS)
     if started and subs and wall:
         print()
         print("CUDA programs started: %d (traced runs, lab 06's stress and sanitizer runs, re-runs), "
