@@ -30,19 +30,17 @@ SANITIZER_ARGS=(--scenario 4 --n 65536 --chunks 4 --steps 64)
 # run_stress NAME ARGS...: one run of the program under the stress tool, given
 # ARGS and the checker's --seed, kept like run_lab's ($RUNS/NAME.{out,err,rc,how}).
 run_stress() {
-    local name=$1 rc=0 t0
+    local name=$1 t0
     shift
     built_ok || return 0
     { echo 0; echo --; [ $# -eq 0 ] || printf '%s\n' "$@"; } >"$RUNS/$name.how"
     [ -z "${GRADE_STEPS:-}" ] || step_now t0
-    timeout -k 5 "$RUN_TIMEOUT" "$STRESS" -- "$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)" \
-        >"$RUNS/$name.out" 2>"$RUNS/$name.err" || rc=$?
-    echo "$rc" >"$RUNS/$name.rc"
+    launch "$name" -- "$STRESS" -- "$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)"
     [ -z "${GRADE_STEPS:-}" ] || step_done run-stress "$name" "$t0"
 }
 
 setup_file() {
-    local sc rc t0
+    local sc t0
     build_lab
     make --no-print-directory -C "$KIT_ROOT/checker/stress" >"$RUNS/stress-build.log" 2>&1 || true
     run_lab main --trace
@@ -55,13 +53,10 @@ setup_file() {
             stress_verified stress "$sc" || run_stress "s$sc" --scenario "$sc"
         done
         if [ -n "$SANITIZER" ] && built_ok; then
-            rc=0
             [ -z "${GRADE_STEPS:-}" ] || step_now t0
-            timeout -k 5 "$RUN_TIMEOUT" "$SANITIZER" --tool memcheck \
+            launch sanitizer -- "$SANITIZER" --tool memcheck \
                 --track-stream-ordered-races all "$LAB_DIR/$PROG" "${SANITIZER_ARGS[@]}" \
-                --seed "$(lab_seed)" \
-                >"$RUNS/sanitizer.out" 2>"$RUNS/sanitizer.err" || rc=$?
-            echo "$rc" >"$RUNS/sanitizer.rc"
+                --seed "$(lab_seed)"
             [ -z "${GRADE_STEPS:-}" ] || step_done run-sanitizer sanitizer "$t0"
         fi
     fi

@@ -143,30 +143,18 @@ queues_shared() {
 # envs (QUEUES: the hardware queues it gets, or "" for the driver's
 # default; STEP: what GRADE_STEPS calls it, "" for the run's own kind).
 run_once() {
-    local name=$1 trace=$2 queues=$3 step=$4 rc runenv=("${envs[@]}")
+    local name=$1 trace=$2 queues=$3 step=$4 runenv=("${envs[@]}")
     shift 4
     [ -z "$queues" ] || runenv+=("CUDA_DEVICE_MAX_CONNECTIONS=$queues")
     local cmd=("$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)")
     # without the trace tool the run goes on untraced: need_trace says why
+    rm -f "$RUNS/$name.trace"
     if [ "$trace" = 1 ] && [ -x "$STREAMTRACE" ]; then
-        cmd=("$STREAMTRACE" run -o "$RUNS/$name.trace" -- "${cmd[@]}")
+        cmd=("$STREAMTRACE" run -o @OUT@/trace -- "${cmd[@]}")
     fi
-    # The run is over when the program's own process ends, or its time is
-    # up. It inherits no descriptor of the checker's but 0-2 (its output
-    # files): a child it leaves behind cannot hold bats' pipes open. And
-    # that child is killed with its process group (timeout's: timeout leads
-    # a group of its own, which the program and its children are in).
-    rc=0
-    local t0=$SECONDS us
+    local us
     [ -n "${GRADE_STEPS:-}" ] && step_now us
-    ( no_inherited_fds
-      exec env "${runenv[@]}" timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" ) \
-        >"$RUNS/$name.out" 2>"$RUNS/$name.err" </dev/null &
-    local pid=$!
-    wait "$pid" 2>/dev/null || rc=$?
-    kill -KILL -- "-$pid" 2>/dev/null || true
-    echo "$rc" >"$RUNS/$name.rc"
-    echo "$((SECONDS - t0))" >"$RUNS/$name.secs"    # describe_exit: a kill, or the time limit?
+    launch "$name" "${runenv[@]}" -- "${cmd[@]}"
     if [ -n "${GRADE_STEPS:-}" ]; then
         case $step:$name in
             ?*:*) step_done "$step" "$name" "$us" ;;
@@ -174,6 +162,82 @@ run_once() {
             *) step_done "$([ "$trace" = 1 ] && echo run-traced || echo run)" "$name" "$us" ;;
         esac
     fi
+}
+
+# launch NAME [VAR=VALUE...] -- CMD...: run CMD once, with those variables,
+# under RUN_TIMEOUT: its output in $RUNS/NAME.out and NAME.err, its exit
+# status in NAME.rc, its seconds in NAME.secs. The word @OUT@ in CMD is a
+# folder of the run's own: the file "trace" it leaves there is then
+# $RUNS/NAME.trace (streamtrace run -o @OUT@/trace); nothing else of it is
+# taken (a file named like the checker's own, NAME.how, cannot get in).
+# The run is over when CMD's own process ends, or its time is up. Here it
+# inherits no descriptor of the checker's but 0-2 (its output files): a
+# child it leaves behind cannot hold bats' pipes open; and that child is
+# killed with its process group (timeout's: timeout leads a group of its
+# own, which the program and its children are in).
+# Under the grader (GRADE_DOOR) the run is the grader's to make, in a
+# sandbox of its own that sees none of the checker's files; whatever it
+# started is gone before its results come back (door_run).
+launch() {
+    local name=$1 envs=() rc=0 t0=$SECONDS out pid f
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    mkdir -p "$RUNS"
+    rm -f "$RUNS/$name.probe"
+    if [ -n "${GRADE_DOOR:-}" ]; then
+        door_run "$name" "${envs[@]}" -- "$@"
+        return 0
+    fi
+    out="$RUNS/.out-$name"
+    rm -rf "$out" && mkdir -p "$out"
+    ( no_inherited_fds
+      exec env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "${@//@OUT@/$out}" ) \
+        >"$RUNS/$name.out" 2>"$RUNS/$name.err" </dev/null &
+    pid=$!
+    wait "$pid" 2>/dev/null || rc=$?
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    echo "$rc" >"$RUNS/$name.rc"
+    echo "$((SECONDS - t0))" >"$RUNS/$name.secs"    # describe_exit: a kill, or the time limit?
+    f="$out/trace"
+    [ -f "$f" ] && [ ! -L "$f" ] && mv -f "$f" "$RUNS/$name.trace"
+    rm -rf "$out"
+}
+
+# door_run NAME [VAR=VALUE...] -- CMD...: launch's run, made by the grader
+# (checker/grade/lib.bash, door_serve): the request goes through the FIFO
+# $GRADE_DOOR/in (the counts of variables and words, then each, NUL after
+# each), the answer comes back through $GRADE_DOOR/back ("N RC SECONDS
+# PROBE"): the run's files are in $GRADE_DOOR/runs/N (out, err, and w/, its
+# folder of its own), which only the grader writes once the run is over.
+# PROBE: "-", or what the grader's probe printed where the run exited 77
+# and the probe, in the same sandbox, found a GPU all the same
+# (NAME.probe: need_run). NAME.out, .err and .trace are links to the run's.
+door_run() {
+    local name=$1 envs=() reply n rc secs probe r f
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    printf '%s\0' "${#envs[@]}" "$#" "${envs[@]}" "$@" >"$GRADE_DOOR/in"
+    IFS= read -r reply <"$GRADE_DOOR/back"
+    read -r n rc secs probe <<<"$reply"
+    r="$GRADE_DOOR/runs/$n"
+    if ! [[ $n =~ ^[0-9]+$ ]] || [ ! -d "$r" ]; then
+        echo "grade: no answer from the grader for run $name: ${reply:-none}" >"$RUNS/$name.err"
+        : >"$RUNS/$name.out"
+        echo 125 >"$RUNS/$name.rc"
+        echo 0 >"$RUNS/$name.secs"
+        return 0
+    fi
+    # (links, not copies: the run is over, and nothing writes there again;
+    # a copy of a run stopped at the file size limit would pass it)
+    ln -sfn -- "$r/out" "$RUNS/$name.out"
+    ln -sfn -- "$r/err" "$RUNS/$name.err"
+    f="$r/w/trace"
+    [ -f "$f" ] && [ ! -L "$f" ] && ln -sfn -- "$f" "$RUNS/$name.trace"
+    echo "$rc" >"$RUNS/$name.rc"
+    echo "$secs" >"$RUNS/$name.secs"
+    [ "$probe" = - ] || printf '%s\n' "$probe" >"$RUNS/$name.probe"
 }
 
 # no_inherited_fds: close every descriptor above 2 (in the subshell that is
@@ -365,6 +429,20 @@ need_run() {
         return 1
     fi
     rc=$(rc_of "$name")
+    # "no device" is the grader's finding, not the program's claim: where
+    # its probe, run as this run was, used a GPU, an exit 77 is a failure
+    if [ "$rc" = 77 ] && [ -s "$RUNS/$name.probe" ]; then
+        if [ -e "$RUNS/$name.told" ]; then
+            echo "not checked: the program did not run to the end (see above)"
+        else
+            echo "not checked: the program exited 77 (no usable CUDA device), but this node has a GPU:" \
+                "the grader's probe, run as the program was, used $(head -n 1 "$RUNS/$name.probe")"
+            sed -n '1,3s/^/          /p' "$RUNS/$name.err"
+            echo "hint:     exit 77 only where lab_pick_device() finds no GPU; keep its call as given"
+        fi
+        touch "$RUNS/$name.told"
+        return 1
+    fi
     if [ "$rc" = 77 ]; then
         # "no CUDA device" starts the reason of every check that needs a GPU
         # (run-checks counts them: not graded); then the program's own reason,

@@ -149,6 +149,32 @@ EOF
     grep -q 'speed = 4' "$RUNS/d.out"
 }
 
+@test "a run's own folder gives the checker its trace, and nothing named like the checker's own files" {
+    fake_tracer
+    # the stand-in tracer also leaves a how and an rc beside the trace
+    sed -i 's|^exit \$rc$|echo hostile >"$(dirname "$trace")/how"; echo 0 >"$(dirname "$trace")/rc"; exit 3|' "$STREAMTRACE"
+    printf '1\n' >"$LAB_DIR/speeds"
+    run_lab main --trace -- --n 7
+    cat "$RUNS/main.how"
+    [ "$(head -n 1 "$RUNS/main.how")" = 1 ] && ! grep -q hostile "$RUNS/main.how"
+    [ "$(rc_of main)" = 3 ]
+    grep -q '^streamtrace 4$' "$RUNS/main.trace"
+    [ ! -e "$RUNS/.out-main" ]
+}
+
+@test "a run that exited 77 where the grader's probe, run as it was, found a GPU fails, in words, once" {
+    echo 77 >"$RUNS/main.rc"
+    echo "no usable CUDA device: none here (cudaErrorNoDevice)" >"$RUNS/main.err"
+    echo "NVIDIA H200, compute capability 9.0, 3 copy engines" >"$RUNS/main.probe"
+    run -1 need_run main
+    echo "$output"
+    [ "${lines[0]}" = "not checked: the program exited 77 (no usable CUDA device), but this node has a GPU: the grader's probe, run as the program was, used NVIDIA H200, compute capability 9.0, 3 copy engines" ]
+    [[ $output == *"no usable CUDA device: none here"* ]]
+    [[ $output == *"hint:     exit 77 only where lab_pick_device() finds no GPU"* ]]
+    run -1 need_run main
+    [ "$output" = "not checked: the program did not run to the end (see above)" ]
+}
+
 @test "second_chance passes at once, with no note, when the first run passes" {
     printf '20\n' >"$LAB_DIR/speeds"
     run_lab main --
