@@ -185,6 +185,28 @@ for line in sys.stdin:
     print("\t".join((n, kind, path, name)))' | LC_ALL=C sort -t $'\t' -k1,1
 }
 
+# pick_students LISTED NAMES: the lines of LISTED (list_submissions') whose
+# id or name is one of NAMES (commas between; a name's case aside), each
+# once; a name that matches none is said on stderr, with the ids, and makes
+# the status 1.
+pick_students() {
+    STUDENTS=$2 python3 -c '
+import os, sys
+want = [w.strip() for w in os.environ["STUDENTS"].split(",") if w.strip()]
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1], encoding="utf-8")]
+bad, seen = 0, set()
+for w in want:
+    hit = [r for r in rows if w in (r[0], r[3]) or w.casefold() == r[3].casefold()]
+    if not hit:
+        print("grade: no submission is named %s (ids: %s)" % (w, ", ".join(r[0] for r in rows[:8])), file=sys.stderr)
+        bad = 1
+    for r in hit:
+        if r[0] not in seen:
+            seen.add(r[0])
+            print("\t".join(r))
+sys.exit(bad)' "$1"
+}
+
 # merge_submissions OLD NEW: the class list of an output folder graded
 # before (OLD) and of this run (NEW), one line per id, this run's line first
 # where both have it; sorted by id.
@@ -227,6 +249,28 @@ changed_kit_files() {
         done | sort -u
 }
 
+# keep_history RESULTS ID: lab ID's result in RESULTS (a student's results
+# folder), graded before, moved to RESULTS/history/WHEN-ID/ (WHEN its
+# graded_at, colons as dashes; -2, -3 where taken): its status, log, TAP,
+# steps, notes, what it left outside, and the file it graded (files/ID/).
+# A regrade keeps what it replaces; report.py lists and links them.
+keep_history() {
+    local res=$1 id=$2 when h i=1 f
+    [ -f "$res/$id.status" ] || return 0
+    when=$(sed -n 's/^graded_at=//p' "$res/$id.status" | head -n 1 | tr -c 'A-Za-z0-9\n-' '-')
+    h="$res/history/${when:-unknown}-$id"
+    while [ -e "$h" ]; do i=$((i + 1)); h="$res/history/${when:-unknown}-$id-$i"; done
+    mkdir -p "$h"
+    for f in status log tap outside sub steps; do
+        [ -f "$res/$id.$f" ] && mv -- "$res/$id.$f" "$h/$id.$f"
+    done
+    if [ -d "$res/files/$id" ]; then
+        mkdir -p "$h/files"
+        mv -- "$res/files/$id" "$h/files/$id"
+    fi
+    return 0
+}
+
 # ------------------------------------------------------------ the sandbox
 
 # A student's program is built and run by the instructor's checker, as an
@@ -252,12 +296,15 @@ is_root() { [ "$(id -u)" = 0 ]; }
 #          bwrap makes the namespaces and the step runs as the sandbox uid
 #          inside them; as an ordinary user, bwrap makes them in a user
 #          namespace of its own (unprivileged user namespaces must be allowed).
-#   uid    (root, where bwrap cannot work) the sandbox uid alone: it can read
-#          what every user may read, and reach the network.
-#   none   (not root, where bwrap cannot work) no sandbox: the submissions
-#          run as the grading user.
-# GRADE_SANDBOX=auto (the default) takes bwrap where it works; =bwrap
-# stops grading where it does not; =uid or =none asks for less.
+#          A lab's checker and each run of its program are two such steps,
+#          apart (the door, below).
+#   uid    (root, and only where the instructor names it) two uids a job,
+#          the checker's and its programs', and no namespaces: a program can
+#          read what every user may, and reach the network.
+#   none   (not root, and only where the instructor names it) no sandbox:
+#          the submissions run as the grading user, beside their checkers.
+# GRADE_SANDBOX=auto (the default) and =bwrap take bwrap, and stop grading
+# where it does not work (fail closed); =uid or =none ask for less.
 
 # sandbox_cmd UID CPUS: set SANDBOX_CMD to the words that run a command as
 # UID (when root; else as the caller) with a clean environment (SANDBOX_ENV),
@@ -272,6 +319,9 @@ sandbox_cmd() {
     if is_root; then
         local groups=(--clear-groups) g
         g=$(gpu_groups)
+        # (SANDBOX_GROUPS: more groups, the door's runs': the checker's own,
+        # so that they can reach the job's folder and their own)
+        [ -n "${SANDBOX_GROUPS:-}" ] && g=${g:+$g,}$SANDBOX_GROUPS
         [ -n "$g" ] && groups=(--groups="$g")
         drop=(setpriv --reuid="$uid" --regid="$uid" "${groups[@]}" --no-new-privs --)
         SANDBOX_CMD+=(prlimit --nproc="$GRADE_NPROC" --core=0 --fsize="$GRADE_FSIZE" --)
@@ -432,23 +482,24 @@ sandbox_system_ro() {
 # sandbox_choose UID: decide GRADE_SANDBOX (bwrap, uid or none) from
 # GRADE_SANDBOX (auto, bwrap, uid, none; default auto), trying bubblewrap as
 # the sandbox user UID would use it; print one line that says which sandbox
-# runs the submissions, and why not bwrap where it is not. Return 1 (a line
-# that says why) where GRADE_SANDBOX asks for what cannot be had.
+# runs the submissions. Fails closed: where bubblewrap cannot work and no
+# weaker sandbox is named (GRADE_SANDBOX=uid as root, none otherwise),
+# return 1 with a line that says why, and how to get bubblewrap.
 sandbox_choose() {
     local uid=$1 want=${GRADE_SANDBOX:-auto} why=""
     sandbox_base_env     # (it finds lab 08's python3, whose folders the sandbox reads)
     case $want in
         auto|bwrap) ;;
-        uid) is_root || { echo "GRADE_SANDBOX=uid needs root (a uid of its own for each job)"; return 1; }
-             echo "sandbox: a uid of its own for each job (GRADE_SANDBOX=uid): it can read what every user may, and reach the network"
+        uid) is_root || { echo "GRADE_SANDBOX=uid needs root (two uids of its own for each job)"; return 1; }
+             echo "sandbox: WEAKER: a uid of its own for each job's checker and another for its programs, no bubblewrap (GRADE_SANDBOX=uid): a program can read what every user may, and reach the network"
              return 0 ;;
         none) is_root && { echo "GRADE_SANDBOX=none: as root the submissions run as a uid of their own at least: say uid"; return 1; }
-              echo "sandbox: none (GRADE_SANDBOX=none): the submissions run as $(id -un), unsandboxed"
+              echo "sandbox: NONE (GRADE_SANDBOX=none): the submissions run as $(id -un), unsandboxed, beside their checkers: a program can read and write whatever $(id -un) may, its own verdict included"
               return 0 ;;
         *) echo "GRADE_SANDBOX=$want: say auto, bwrap, uid or none"; return 1 ;;
     esac
     if ! command -v bwrap >/dev/null; then
-        why="bubblewrap is not installed (apt-get install bubblewrap)"
+        why="bubblewrap is not installed"
     else
         local o mine SANDBOX_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME=/) SANDBOX_RO=() SANDBOX_RW=() SANDBOX_SCRATCH=""
         GRADE_SANDBOX=bwrap sandbox_cmd "$uid" ""
@@ -459,28 +510,25 @@ sandbox_choose() {
         if ! o=$(cd / && timeout 60 "${SANDBOX_CMD[@]}" sh -c 'test -r /usr/bin/env || exit 1
                 for f in $(ls -A /root 2>/dev/null); do case " $1 " in *" $f "*) ;; *) exit 1 ;; esac; done' _ "$mine" 2>&1); then
             why="bubblewrap cannot make a sandbox here ($(grep -m 1 . <<<"$o" || echo "it failed"))"
-            is_root || why+="; an ordinary user needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or the AppArmor rule for bwrap)"
         fi
     fi
     if [ -z "$why" ]; then
         GRADE_SANDBOX=bwrap
         export GRADE_SANDBOX
-        echo "sandbox: bubblewrap, as $(is_root && echo "a uid of its own for each job" || id -un 2>/dev/null || id -u): each lab sees its own folder, the kit read-only, the GPU, and nothing else (no network)"
+        echo "sandbox: bubblewrap, as $(is_root && echo "a uid of its own for each job's checker and another for its programs" || id -un 2>/dev/null || id -u): each lab's checker sees its own folder and the kit read-only; each run of its program a folder of its own, the kit read-only and the GPU; nothing else (no network, no other process)"
         return 0
     fi
     if [ "$want" = bwrap ]; then
         echo "GRADE_SANDBOX=bwrap, but $why"
         return 1
     fi
+    # (fail closed: what runs without bubblewrap is the instructor's choice)
     if is_root; then
-        GRADE_SANDBOX=uid
-        echo "sandbox: $why: each job runs as a uid of its own only (it can read what every user may, the kit's solutions too where every user may read them, and reach the network)"
+        echo "$why: install it (apt-get install bubblewrap), or name a weaker sandbox: GRADE_SANDBOX=uid (a uid of its own for each job, no namespaces: a program can read what every user may, and reach the network; every report then says so)"
     else
-        GRADE_SANDBOX=none
-        echo "sandbox: none: $why, and not root: the submissions run as $(id -un), unsandboxed: grade untrusted code as root or where bubblewrap works"
+        echo "$why: ask for it (apt-get install bubblewrap) and for unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or the AppArmor rule that lets bwrap make them), grade as root, or name no sandbox: GRADE_SANDBOX=none (the submissions then run as $(id -un), beside their checkers: every report says so)"
     fi
-    export GRADE_SANDBOX
-    return 0
+    return 1
 }
 
 # sandbox_scratch DIR UID: make DIR/{tmp,var-tmp,shm}, a step's /tmp,
@@ -619,10 +667,152 @@ sandbox_gpu_ok() {
     timeout 60 "${SANDBOX_CMD[@]}" nvidia-smi -L >/dev/null 2>&1
 }
 
+# ------------------------------------------------------------ the door
+
+# A lab's checker never runs the student's program itself. It asks the
+# grader, through a door (door_run in checker/lib/checks.bash), and the
+# grader runs it in a sandbox of its own: another uid (as root), its own
+# namespaces (bubblewrap), a folder of its own to write in, and nothing of
+# the checker's (its TAP, its runs, its steps), which stays where the
+# program cannot reach it. A run is over when its own process ends: under
+# bubblewrap its PID namespace ends with it, and whatever it left running
+# with it (as root without bubblewrap: every process of its uid is
+# killed); only then does the checker get its output and files. So a
+# program can write nothing the grader reads, now or later.
+
+# door_open DIR UID: make the door DIR for a checker that runs as UID (root;
+# "-" otherwise): DIR/in (a FIFO the checker writes its requests to),
+# DIR/back (a FIFO it reads the answers from), DIR/runs/ (the runs' files,
+# the grader's), DIR/outside (what the runs left in their /tmp). As root
+# the FIFOs are the checker's alone: the runs, in its group (DOOR_GROUP)
+# to reach their own folders, can neither ask nor answer.
+door_open() {
+    local x=$1 uid=$2
+    rm -rf "$x"
+    mkdir -p "$x/runs"
+    mkfifo "$x/in" "$x/back"
+    : >"$x/outside"
+    if is_root; then
+        chown "0:$uid" "$x"
+        chmod 750 "$x"
+        chown "$uid:0" "$x/in" "$x/back"
+        chmod 600 "$x/in" "$x/back"
+        chmod 755 "$x/runs"
+    fi
+}
+
+# door_serve DIR: make the runs asked for through the door DIR, one at a
+# time, until killed. Each run: the request's words (@OUT@ is the run's own
+# folder, DIR/runs/N/w) in the sandbox (sandbox_cmd) as DOOR_UID on
+# DOOR_CPUS, with DOOR_ENV, the request's variables, HOME and TMPDIR its
+# folder, reading DOOR_RO, writing only its folder; its output to
+# DIR/runs/N/out and err; under RUN_TIMEOUT. Where it exits 77, its
+# variables leave it a GPU, and DOOR_PROBE is a program (the grader's
+# probe: probe.cu), the probe runs as the run did: what it prints where it
+# finds a GPU is the answer's PROBE. Answers "N RC SECONDS PROBE".
+door_serve() {
+    local x=$1 n=0 ne nc i f e envs cmd r w rc t0 probe
+    # (TERM, from grade-one once the checker has ended: the run it may
+    # still be making ends too)
+    DOOR_PID=""
+    trap '[ -z "$DOOR_PID" ] || kill -KILL -- "-$DOOR_PID" 2>/dev/null; exit 0' TERM
+    exec 3<>"$x/in"
+    while :; do
+        IFS= read -r -d '' ne <&3 || return 0
+        IFS= read -r -d '' nc <&3 || return 0
+        # (a request the checker did not write whole: answered, never run)
+        if ! [[ $ne =~ ^[0-9]{1,4}$ && $nc =~ ^[1-9][0-9]{0,3}$ ]]; then
+            echo "bad request" >"$x/back"
+            continue
+        fi
+        n=$((n + 1)) r="$x/runs/$n"
+        w="$r/w"
+        mkdir -p "$w"
+        envs=() cmd=()
+        for ((i = 0; i < ne; i++)); do
+            IFS= read -r -d '' e <&3 || return 0
+            [[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] && envs+=("$e")
+        done
+        for ((i = 0; i < nc; i++)); do
+            IFS= read -r -d '' f <&3 || return 0
+            cmd+=("${f//@OUT@/$w}")
+        done
+        door_once "$r" "${envs[@]}" -- "${cmd[@]}"
+        rc=$DOOR_RC t0=$DOOR_SECS probe=-
+        if [ "$rc" = 77 ] && [ -n "${DOOR_PROBE:-}" ] && door_sees_gpu "${DOOR_ENV[@]}" "${envs[@]}"; then
+            mkdir -p "$r/probe/w"
+            door_once "$r/probe" "${envs[@]}" -- "$DOOR_PROBE"
+            [ "$DOOR_RC" = 0 ] && probe=$(head -n 1 "$r/probe/out" | tr -cd '[:print:]' | head -c 200)
+            [ -n "$probe" ] || probe=-
+        fi
+        printf '%s %s %s %s\n' "$n" "$rc" "$t0" "$probe" >"$x/back"
+    done
+}
+
+# door_once DIR [VAR=VALUE...] -- CMD...: one run of door_serve's, in DIR
+# (its folder of its own DIR/w, made): DIR/out, DIR/err; DOOR_RC its exit
+# status, DOOR_SECS its seconds. What it left in its /tmp goes to
+# DOOR_OUTSIDE. Whatever it started is gone when this returns.
+door_once() {
+    local r=$1 e=() pid t0=$SECONDS
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do e+=("$1"); shift; done
+    shift
+    # (the checker, another uid as root, reads what the run leaves there:
+    # a run that closes its own folder to it fails its own checks)
+    mkdir -p "$r/w"
+    chmod 755 "$r/w"
+    is_root && chown "$DOOR_UID:$DOOR_UID" "$r/w"
+    local SANDBOX_ENV=("${DOOR_ENV[@]}" HOME="$r/w" TMPDIR="$r/w" "${e[@]}") SANDBOX_GROUPS=${DOOR_GROUP:-}
+    local SANDBOX_RO=("${DOOR_RO[@]}") SANDBOX_RW=("$r/w") SANDBOX_SCRATCH
+    sandbox_scratch "$r/scratch" "$DOOR_UID"
+    sandbox_cmd "$DOOR_UID" "${DOOR_CPUS:-}"
+    DOOR_RC=0
+    # (timeout leads a process group of its own: without bubblewrap's PID
+    # namespace, what the program left in it is killed with it)
+    ( cd "$r/w" && exec timeout -k 5 "${RUN_TIMEOUT:-60}" "${SANDBOX_CMD[@]}" "$@" ) \
+        >"$r/out" 2>"$r/err" </dev/null 3>&- &
+    pid=$! DOOR_PID=$!
+    wait "$pid" || DOOR_RC=$?
+    kill -KILL -- "-$pid" 2>/dev/null
+    DOOR_PID=""
+    sandbox_kill "$DOOR_UID"
+    DOOR_SECS=$((SECONDS - t0))
+    outside_files "$DOOR_UID" "${GRADE_WORK_ROOT:-/nonexistent}" >>"${DOOR_OUTSIDE:-/dev/null}"
+    return 0
+}
+
+# probe_build DIR KIT: build the grader's probe (probe.cu, with KIT's
+# common/) as DIR/probe, readable and runnable by every user; print its
+# path. The compiler's words on stderr where it fails (status 1).
+probe_build() {
+    local dir=$1 kit=$2 nvcc
+    nvcc=$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+    rm -rf "$dir" && mkdir -p "$dir" || return 1
+    "$nvcc" -O2 ${CUDA_ARCH:+-arch=sm_$CUDA_ARCH} -I"$kit/common" \
+        -o "$dir/probe" "$(dirname "${BASH_SOURCE[0]}")/probe.cu" >&2 || return 1
+    chmod 755 "$dir" "$dir/probe"
+    echo "$dir/probe"
+}
+
+# door_sees_gpu [VAR=VALUE...]: a run with these variables may see a GPU:
+# they do not hide every one (CUDA_VISIBLE_DEVICES empty, or -1).
+door_sees_gpu() {
+    local e v=unset
+    for e in "$@"; do
+        case $e in CUDA_VISIBLE_DEVICES=*) v=${e#*=} ;; esac
+    done
+    [ "$v" = unset ] && return 0
+    v=${v//[[:space:]]/}
+    [ -n "$v" ] && [ "${v#-1}" = "$v" ]
+}
+
 # sandbox_kill UID: end every process of the sandbox user UID (root only):
 # whatever a program left running (a daemon, a fork bomb's children).
 sandbox_kill() {
     is_root || return 0
+    # (a sandbox uid only: never root's, never a number that is none)
+    [[ $1 =~ ^[1-9][0-9]*$ ]] || return 0
     setpriv --reuid="$1" --regid="$1" --clear-groups -- kill -KILL -1 2>/dev/null
     return 0
 }
