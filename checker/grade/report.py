@@ -16,13 +16,18 @@ submission_metadata.yml (Gradescope's export). Writes to OUT:
                          the file graded, then every check of every lab (pass,
                          fail, not checked, skip, pending, not graded, missing;
                          empty for another lab's checks)
-  students.csv           a row per student: name, id, email, points, each lab
+  students.csv           a row per person (a group's members each their own):
+                         name, id, email, points, each lab, a note (on no
+                         roster entry; a roster entry no submission matched
+                         where some submission matched none)
   feedback/<student>.txt what the checker said, lab by lab, to hand back
   junit/<student>.xml    JUnit XML, a testsuite per lab, a testcase per check
   gradescope/<student>/results.json   Gradescope's autograder results format
   classroom/<student>.json            GitHub Classroom's autograding result
                                       (what autograding-grading-reporter reads)
-  report.md, heatmap.svg the class report: which checks the class fails most
+  report.md, heatmap.svg the class report: which checks the class fails most,
+                         the submissions on no roster entry, the results a
+                         regrade replaced (results/NAME/history/)
   similarity.md          which submissions of a lab are alike (sim_c), the
                          starter's lines left out
 
@@ -143,7 +148,7 @@ def grade_lab(rdir, lab, names, weight):
     """The verdict of one lab: status, score, counts, why, per-check verdicts."""
     status_file = os.path.join(rdir, lab + ".status")
     lab_r = {"lab": lab, "checks": OrderedDict(), "outside": [], "seconds": "",
-             "weight": weight, "graded_at": "", "kit": "", "sha256": ""}
+             "weight": weight, "graded_at": "", "kit": "", "sha256": "", "sandbox": ""}
     if not os.path.exists(status_file):
         if os.path.exists(os.path.join(rdir, "done")) or not os.path.isdir(rdir):
             # graded, but never this lab (a class graded lab by lab), or
@@ -161,7 +166,7 @@ def grade_lab(rdir, lab, names, weight):
     with open(status_file, encoding="utf-8") as f:
         first = f.readline().strip()
     st = read_kv(status_file)
-    for k in ("graded_at", "kit", "sha256"):
+    for k in ("graded_at", "kit", "sha256", "sandbox"):
         lab_r[k] = st.get(k, "")
     if first.startswith("error:"):
         # the grader could not get at the lab's file (an archive it could not
@@ -325,7 +330,25 @@ def grade_student(rdir, checks, weights, who):
     return {"name": name, "display": w.get("name") or meta.get("display") or name,
             "sid": w.get("id", ""), "email": w.get("email", ""), "meta": meta, "labs": labs,
             "status": status, "points": points if scored else None, "max_points": maxp,
-            "score": score, "pending": pending, "notes": notes}
+            "score": score, "pending": pending, "notes": notes,
+            "history": read_history(rdir, checks, weights)}
+
+
+def read_history(rdir, checks, weights):
+    """[(lab, graded_at, verdict, folder)]: each result a regrade replaced
+    (grade-one's keep_history: results/NAME/history/WHEN-LAB/), oldest
+    first, its verdict as it was ("fail 40", "missing")."""
+    out = []
+    hdir = os.path.join(rdir, "history")
+    if not os.path.isdir(hdir):
+        return out
+    for d in sorted(os.listdir(hdir)):
+        for lab, names in checks.items():
+            if os.path.exists(os.path.join(hdir, d, lab + ".status")):
+                l = grade_lab(os.path.join(hdir, d), lab, names, weights.get(lab, WEIGHT))
+                out.append((lab, l["graded_at"], lab_cell(l), "history/" + d))
+    out.sort(key=lambda h: (h[1], h[0]))
+    return out
 
 
 def num(x):
@@ -350,7 +373,9 @@ def read_weights(text, labs):
         except ValueError:
             val = -1
         if not sep or not hit or val < 0:
-            sys.exit("report: weights: '%s' is not LAB=POINTS for a lab of %s" % (item, " ".join(labs)))
+            print("report: weights: '%s' is not LAB=POINTS for a lab of %s" % (item, " ".join(labs)),
+                  file=sys.stderr)
+            sys.exit(2)
         w[hit[0]] = val
     return w
 
@@ -388,12 +413,15 @@ def read_roster(path):
 
 
 def read_gradescope_metadata(path):
-    """{submission_<id>: {id, name, email}} from Gradescope's
-    submission_metadata.yml (its first submitter; names of a group joined
-    by " & "). PyYAML where it is installed, else the lines of that file."""
+    """{submission_<id>: [{id, name, email}, ...]} from Gradescope's
+    submission_metadata.yml: every submitter of each submission (a group has
+    several). PyYAML where it is installed, else the lines of that file."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     who = {}
+
+    def person(d):
+        return {"id": d.get("sid", ""), "name": d.get("name", ""), "email": d.get("email", "")}
     try:
         import yaml
         data = yaml.safe_load(text) or {}
@@ -401,8 +429,7 @@ def read_gradescope_metadata(path):
             subs = (v or {}).get(":submitters") or (v or {}).get("submitters") or []
             subs = [{k.lstrip(":"): str(x) for k, x in (s or {}).items()} for s in subs]
             if subs:
-                who[str(key)] = {"name": " & ".join(s.get("name", "") for s in subs),
-                                 "id": subs[0].get("sid", ""), "email": subs[0].get("email", "")}
+                who[str(key)] = [person(s) for s in subs]
         return who
     except ImportError:
         pass
@@ -410,8 +437,7 @@ def read_gradescope_metadata(path):
 
     def close():
         if key and subs:
-            who[key] = {"name": " & ".join(s.get("name", "") for s in subs),
-                        "id": subs[0].get("sid", ""), "email": subs[0].get("email", "")}
+            who[key] = [person(s) for s in subs]
     for line in text.splitlines():
         m = re.match(r"^(\S[^:]*):\s*$", line)
         if m:
@@ -431,29 +457,71 @@ def read_gradescope_metadata(path):
     return who
 
 
+def roster_keys(r):
+    return {fold(r["id"]), fold(r["email"]), fold(r["email"].split("@")[0]), fold(r["name"])} - {""}
+
+
+def match_person(p, roster):
+    """The index of the roster entry that is person P (a Gradescope
+    submitter): the same student id, else email, else name; None."""
+    for field, key in (("id", "id"), ("email", "email"), ("name", "name")):
+        v = fold(p.get(field, ""))
+        if not v:
+            continue
+        for i, r in enumerate(roster):
+            if fold(r[key]) == v:
+                return i
+    return None
+
+
 def who_is_who(names, displays, roster, gs_meta):
-    """{student: {id, name, email}}: from Gradescope's metadata (by its
-    submission_<id> folder), else the roster entry whose id, email, the
-    email's part before @, or name is the submission's name or id (accents
-    and case aside). Also the roster's entries matched by no submission."""
-    who = {}
+    """Who made each submission, and the class list as an LMS takes it.
+    Returns (who, people, unmatched, strays, shared):
+    who      {student: {id, name, email}}: the submission's display (a
+             group's names joined by " & "; the first member's id, email);
+    people   {student: [{id, name, email, on_roster}]}: one a person who
+             made it: Gradescope's submitters (every member of a group),
+             else one, named after the submission; each matched to its
+             roster entry where there is a roster (its id, name and email
+             then the roster's);
+    unmatched  the roster's entries no submission matched;
+    strays     the submissions with a person on no roster entry (only where
+               there is a roster);
+    shared     {roster index: [students]} where two submissions matched
+               one roster entry.
+    A submission that is no Gradescope one is matched to the roster entry
+    whose id, email, the email's part before @, or name is the submission's
+    name or id (accents and case aside)."""
+    who, people, used = {}, {}, {}
     for n in names:
         if n in gs_meta:
-            who[n] = gs_meta[n]
-    used = set()
-    for n in names:
-        if n in who or not roster:
-            continue
-        keys = {fold(n), fold(displays.get(n, n))}
-        for i, r in enumerate(roster):
-            cands = {fold(r["id"]), fold(r["email"]), fold(r["email"].split("@")[0]),
-                     fold(r["name"])} - {""}
-            if keys & cands:
-                who[n] = r
-                used.add(i)
-                break
+            ps = [dict(p) for p in gs_meta[n]]
+            for p in ps:
+                i = match_person(p, roster) if roster else None
+                if i is not None:
+                    p.update(roster[i])
+                    used.setdefault(i, []).append(n)
+                p["on_roster"] = i is not None
+        else:
+            p = {"id": "", "name": "", "email": "", "on_roster": False}
+            if roster:
+                keys = {fold(n), fold(displays.get(n, n))}
+                for i, r in enumerate(roster):
+                    if keys & roster_keys(r):
+                        p.update(r)
+                        p["on_roster"] = True
+                        used.setdefault(i, []).append(n)
+                        break
+            ps = [p]
+        people[n] = ps
+        named = [p for p in ps if p["name"]]
+        if named or any(p["on_roster"] for p in ps):
+            who[n] = {"name": " & ".join(p["name"] for p in ps if p["name"]),
+                      "id": ps[0]["id"], "email": ps[0]["email"]}
     unmatched = [r for i, r in enumerate(roster) if i not in used]
-    return who, unmatched
+    strays = [n for n in names if roster and not all(p["on_roster"] for p in people[n])]
+    shared = {i: ns for i, ns in used.items() if len(set(ns)) > 1}
+    return who, people, unmatched, strays, shared
 
 # -------------------------------------------------------------- the outputs
 
@@ -476,21 +544,55 @@ def lab_cell(l):
     return "%s %s" % (l["status"], l["score"]) if l["status"] in (PASS, FAIL) else l["status"]
 
 
-def write_students(path, students, checks, unmatched):
-    """A row per student, for an LMS: points only for what was graded (none
-    at all for a student not graded), the labs pending named."""
+def write_students(path, students, checks, unmatched, people, strays, shared, weak):
+    """A row per person, for an LMS: each member of a group submission its
+    own row; points only for what was graded (none at all for a student not
+    graded), the labs pending named; every roster entry with no submission
+    at 0, flagged where some submission matched no roster entry (note).
+    WEAK: a first line that says the sandbox was weaker, or nothing."""
+    total = sum(WEIGHTS_OF.get(lab, WEIGHT) for lab in checks)
     with open(path, "w", newline="", encoding="utf-8") as f:
+        if weak:
+            f.write("# WARNING: %s\n" % weak)
         w = csv.writer(f)
         w.writerow(["student", "name", "id", "email", "status", "score", "points", "max_points",
-                    "pending"] + list(checks))
+                    "pending"] + list(checks) + ["note"])
         for s in students:
-            w.writerow([s["name"], s["display"], s["sid"], s["email"], s["status"], s["score"],
-                        num(s["points"]), num(s["max_points"]), " ".join(s["pending"])]
-                       + [lab_cell(l) for l in s["labs"].values()])
+            others = {n for i, ns in shared.items() for n in ns if s["name"] in ns} - {s["name"]}
+            for p in people.get(s["name"]) or [{"name": s["display"], "id": s["sid"],
+                                                 "email": s["email"], "on_roster": True}]:
+                note = []
+                if strays and s["name"] in strays and not p.get("on_roster"):
+                    note.append("on no roster entry: find whose submission this is")
+                if others:
+                    note.append("its roster entry also matches %s: keep one" % ", ".join(sorted(others)))
+                w.writerow([s["name"], p.get("name") or s["display"], p.get("id", ""),
+                            p.get("email", ""), s["status"], s["score"], num(s["points"]),
+                            num(s["max_points"]), " ".join(s["pending"])]
+                           + [lab_cell(l) for l in s["labs"].values()] + ["; ".join(note)])
         for r in unmatched:       # on the roster, no submission: nothing handed in
-            total = sum(WEIGHTS_OF.get(lab, WEIGHT) for lab in checks)
+            note = ("no submission matched; %d submission%s match%s no roster entry (%s):"
+                    " one may be this student's" % (len(strays), "" if len(strays) == 1 else "s",
+                                                     "es" if len(strays) == 1 else "",
+                                                     ", ".join(strays[:5]))) if strays else ""
             w.writerow(["", r["name"], r["id"], r["email"], "no submission", "0.0", "0",
-                        num(total), ""] + ["missing"] * len(checks))
+                        num(total), ""] + ["missing"] * len(checks) + [note])
+
+
+def weak_sandbox(students):
+    """One line where some lab was graded without bubblewrap (GRADE_SANDBOX
+    uid or none, the instructor's choice): which, and what it let through;
+    empty otherwise."""
+    kinds = Counter(l["sandbox"] for s in students for l in s["labs"].values()
+                    if l["sandbox"] in ("uid", "none"))
+    if not kinds:
+        return ""
+    said = {"uid": "a uid of its own (GRADE_SANDBOX=uid: a program could read what every user "
+                   "may, and reach the network)",
+            "none": "no sandbox (GRADE_SANDBOX=none: a program ran as the grading user, beside "
+                    "its checker, and could have written its own verdict)"}
+    return "graded with a weaker sandbox: %s" % "; ".join(
+        "%d labs with %s" % (n, said[k]) for k, n in sorted(kinds.items()))
 
 
 def xml_attr(s):
@@ -647,7 +749,8 @@ def write_classroom(path, s):
 def write_feedback(path, s, rdir):
     """What to hand back to a student: the summary, then what the checker
     said for each lab, as make check shows it."""
-    o = [summary_text(s), ""]
+    weak = weak_sandbox([s])
+    o = (["WARNING: " + weak] if weak else []) + [summary_text(s), ""]
     for lab, l in s["labs"].items():
         o.append("=" * 72)
         o.append("%s: %s" % (lab, lab_cell(l)))
@@ -742,8 +845,10 @@ def md(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
-def write_report(path, students, checks, results_dir, unmatched, sim_note):
+def write_report(path, students, checks, results_dir, unmatched, sim_note, strays=(),
+                 shared=None, roster=()):
     labs = list(checks)
+    weak = weak_sandbox(students)
     count = Counter(l["status"] for s in students for l in s["labs"].values())
     stamps = [(l["graded_at"], s["meta"]) for s in students for l in s["labs"].values()
               if l["graded_at"]]
@@ -751,7 +856,8 @@ def write_report(path, students, checks, results_dir, unmatched, sim_note):
     hosts = sorted({"%s (%s)" % (m.get("host", "?"), m.get("gpu") or "no GPU") for _, m in stamps})
     sandboxes = sorted({m.get("sandbox", "") for _, m in stamps} - {""})
     total = sum(WEIGHTS_OF.get(lab, WEIGHT) for lab in labs)
-    o = ["# Class report", "",
+    o = (["> **WARNING: %s.** Grade untrusted code with bubblewrap (README.md, \"The sandbox\")."
+          % weak, ""] if weak else []) + ["# Class report", "",
          "%d submissions, %d labs each, graded on %s, %s%s." %
          (len(students), len(labs), ", ".join(hosts) or "?",
           dates[0] if dates else "?", " to " + dates[-1] if dates and dates[-1] != dates[0] else ""),
@@ -775,6 +881,18 @@ def write_report(path, students, checks, results_dir, unmatched, sim_note):
         o += ["> - %s, %s: %s" % (md(s["name"]), lab, md(l["why"]))
               for s in students for lab, l in s["labs"].items() if l["status"] == ERROR]
         o += [""]
+    if strays:
+        o += ["> **On no roster entry:** %d submissions match no entry of the roster: their rows "
+              "in students.csv say so (note), and so does each roster entry with no submission; "
+              "find whose each is before you upload:" % len(strays), ">"]
+        o += ["> - %s (%s)" % (md(n), md(next((s["display"] for s in students if s["name"] == n), n)))
+              for n in strays]
+        o += [""]
+    for i, ns in sorted((shared or {}).items()):
+        r = roster[i]
+        o += ["> **One roster entry, %d submissions:** %s (%s) is matched by %s: keep one."
+              % (len(set(ns)), md(r["name"] or r["id"]), md(r["email"] or r["id"]),
+                 ", ".join(md(n) for n in sorted(set(ns)))), ""]
     o += ["## Students", "",
           "| student | name | points | score | " + " | ".join(labs) + " |",
           "|---|---|---|---|" + "---|" * len(labs)]
@@ -832,6 +950,17 @@ def write_report(path, students, checks, results_dir, unmatched, sim_note):
     for lab, names in checks.items():
         o.append("- **%s**: " % lab + "; ".join("%s.%d %s" % (lab_number(lab), i, md(n))
                                                  for i, n in enumerate(names, 1)))
+    regraded = [(s, h) for s in students for h in s["history"]]
+    if regraded:
+        o += ["", "## Regraded", "",
+              "Each result a later grading replaced, kept as it was (its status, log, TAP and the "
+              "file it graded) in the folder linked:", "",
+              "| student | lab | graded | verdict then | now | kept in |", "|---|---|---|---|---|---|"]
+        for s, (lab, when, verdict, rel) in regraded:
+            where = "results/%s/%s" % (s["name"], rel)
+            o.append("| %s | %s | %s | %s | %s | [%s](%s/) |" % (
+                md(s["name"]), lab, md(when or "?"), md(verdict),
+                md(lab_cell(s["labs"][lab]) if lab in s["labs"] else "?"), md(where), where))
     notes = []
     for s in students:
         for n in s["notes"]:
@@ -950,8 +1079,10 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description="a graded class's gradebook and reports")
     ap.add_argument("--kit", required=True)
-    ap.add_argument("--results", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--results")
+    ap.add_argument("--out")
+    ap.add_argument("--check-weights", action="store_true",
+                    help="only say whether --weights names labs of the kit and points (exit 0, or 2)")
     ap.add_argument("--labs", default="")
     ap.add_argument("--submissions", help="the class list (ID<TAB>KIND<TAB>PATH<TAB>NAME); "
                     "default: every folder in --results")
@@ -963,6 +1094,11 @@ def main():
     a = ap.parse_args()
     all_labs = sorted(f[:-5] for f in os.listdir(os.path.join(a.kit, "checker"))
                       if re.match(r"^\d\d-.*\.bats$", f))
+    if a.check_weights:
+        read_weights(a.weights or "", all_labs)
+        return 0
+    if not a.results or not a.out:
+        ap.error("--results and --out are needed")
     if a.labs.split():
         labs = a.labs.split()
     else:
@@ -992,13 +1128,15 @@ def main():
         with open(os.path.join(a.out, "weights.txt"), encoding="utf-8") as f:
             wtext = f.read()
     WEIGHTS_OF = read_weights(wtext or "", all_labs)
-    who, unmatched = who_is_who(names, displays, roster, gs_meta)
+    who, people, unmatched, strays, shared = who_is_who(names, displays, roster, gs_meta)
     students = [grade_student(os.path.join(a.results, d), checks, WEIGHTS_OF, who) for d in names]
+    weak = weak_sandbox(students)
     os.makedirs(a.out, exist_ok=True)
     for sub in ("junit", "gradescope", "classroom", "feedback"):
         os.makedirs(os.path.join(a.out, sub), exist_ok=True)
     write_gradebook(os.path.join(a.out, "gradebook.csv"), students, checks)
-    write_students(os.path.join(a.out, "students.csv"), students, checks, unmatched)
+    write_students(os.path.join(a.out, "students.csv"), students, checks, unmatched, people,
+                   strays, shared, weak)
     for s in students:
         write_junit(os.path.join(a.out, "junit", s["name"] + ".xml"), s)
         write_gradescope(os.path.join(a.out, "gradescope", s["name"], "results.json"), s)
@@ -1011,9 +1149,15 @@ def main():
     write_heatmap(os.path.join(a.out, "heatmap.svg"), students, checks)
     sim_note = write_similarity(os.path.join(a.out, "similarity.md"), students, checks,
                                 a.results, a.starters, int(os.environ.get("GRADE_SIMILAR", "60")))
-    write_report(os.path.join(a.out, "report.md"), students, checks, a.results, unmatched, sim_note)
+    write_report(os.path.join(a.out, "report.md"), students, checks, a.results, unmatched, sim_note,
+                 strays, shared, roster)
 
     count = Counter(l["status"] for s in students for l in s["labs"].values())
+    if weak:
+        print("grade: WARNING: %s" % weak)
+    if strays:
+        print("grade: %d submissions match no roster entry (%s): see report.md before you upload"
+              % (len(strays), ", ".join(strays[:8])))
     print("grade: %d students; labs: %s" % (len(students), ", ".join(
         "%d %s" % (count[k], k) for k in (PASS, FAIL, PENDING, NOT_GRADED, MISSING, ERROR)
         if count[k])))
