@@ -16,9 +16,10 @@
 # expected.tsv), graded/ (gradebook, reports, every lab's checker output),
 # verdicts.txt and summary.txt (the table). --serial also grades the class
 # one submission at a time and compares the two gradebooks' verdicts (every
-# lab's status and every check's pass/fail/skip). Run as root, so that the
-# submissions run sandboxed (the class has a fork bomb and a program that
-# writes into the kit). --merge LABS grades only those labs (09) of the class
+# lab's status and every check's pass/fail/skip). Run as root (the class has
+# a fork bomb, a program that writes into the kit, and programs that try to
+# write their own verdicts: each job's checker and programs then run as two
+# uids of their own), or as an ordinary user where bubblewrap works. --merge LABS grades only those labs (09) of the class
 # already in DIR into DIR/graded, keeping the rest (a class graded on one
 # GPU, its lab 09 pending, then lab 09 on a node of two): every verdict is
 # checked against the node that graded its lab. Exit status 0 when every
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ "$(id -u)" = 0 ] || echo "gpu-class.sh: not root: the submissions will run unsandboxed, and the escape case will not hold" >&2
+[ "$(id -u)" = 0 ] || echo "gpu-class.sh: not root: the class is graded as $(id -un), in bubblewrap (grading stops where it cannot work); the fork bomb's process limit counts every process of yours" >&2
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 [ -n "$device" ] || echo "gpu-class.sh: no GPU here: every GPU verdict will be 'not graded'" >&2
 mkdir -p "$dir"

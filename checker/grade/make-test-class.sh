@@ -15,6 +15,11 @@
 #                           absolute path (refused, named): lab 01 passes
 #   zip-broken.zip          a zip cut in half: every lab is an "error" of the
 #                           grader (it cannot be opened), never "missing"
+#   tar-broken.tar.gz       solution-flat.tar.gz cut in half: tar unpacks
+#                           its first files, the rest is lost; every lab is
+#                           an "error" of the grader, with tar's own words,
+#                           those found in the first half too (a file there
+#                           may be cut short), never the student's failure
 #   starter                 every starter: every lab fails
 #   mut-ID-NAME             lab ID's solution with mutant NAME applied: the
 #                           lab fails the check the patch names
@@ -40,6 +45,21 @@
 #   slow-build              lab 01 with a macro that expands without end: the
 #                           build does not finish in BUILD_TIMEOUT
 #   nothing                 no lab file at all
+#   forge-now, forge-later, forge-kit, prints-reference, exit77
+#                           cheats (cheat.h): each tries to write its own
+#                           verdict, in lab 02's unfinished starter: at once
+#                           (every TAP, status, run, steps and log file it
+#                           can find), from a child left behind that goes on
+#                           past its checker and the grader's time limits,
+#                           by editing its copy of the kit; or (lab 01's
+#                           starter) prints the reference figures and the
+#                           solution it finds and "RESULT: verified"; or
+#                           exits 77 on every run but a
+#                           bad option's (lab 02's starter too). Each fails
+#                           on a GPU (exit77: "it exited 77, but this node
+#                           has a GPU"), is "not graded" without one, never
+#                           a pass; lab 01's solution beside it (lab 05's
+#                           beside the one in lab 01) keeps its verdict
 #
 # expected.tsv: student, lab, verdict on a GPU, the check that must fail
 # ("-" for any), verdict without a GPU, verdict on a machine with one GPU
@@ -152,7 +172,7 @@ for id in $all_labs; do
     cp "$KIT/solutions/$id/$(src "$id")" "$t/my-labs/"
     expect solution-flat "$id" pass - "not graded"
 done
-tar -czf "$subs/solution-flat.tar.gz" -C "$t" my-labs
+tar --sort=name -czf "$subs/solution-flat.tar.gz" -C "$t" my-labs
 rm -rf "$t"
 
 if command -v git >/dev/null; then
@@ -205,6 +225,12 @@ finish zip-bad-members
 head -c $(($(wc -c <"$subs/solution-zip.zip") / 2)) "$subs/solution-zip.zip" >"$subs/zip-broken.zip"
 for id in $all_labs; do
     expect zip-broken "$id" error - error error
+done
+
+# tar-broken: the first half of solution-flat.tar.gz
+head -c $(($(wc -c <"$subs/solution-flat.tar.gz") / 2)) "$subs/solution-flat.tar.gz" >"$subs/tar-broken.tar.gz"
+for id in $all_labs; do
+    expect tar-broken "$id" error - error error
 done
 
 for id in $all_labs; do
@@ -452,6 +478,40 @@ put "$subs/slow-build" "$id" "$KIT/solutions/$id/$(src "$id")"
 } >>"$f"
 expect slow-build "$id" fail "the program builds without warnings" fail
 finish slow-build
+
+# ------------------------------------------------------------ cheats
+
+# cheat STUDENT ID MODE [AFTER-REGEX CALL [CHECK]]: lab ID's starter with
+# cheat.h planted in it (CHEAT_MODE MODE: its header says what each bit
+# does; 0: none of it), and CALL inserted after the first line matching
+# AFTER-REGEX; beside it, the solution of another lab (01, or 05 where ID
+# is 01), which must keep its verdict. The planted lab fails on a GPU (on
+# CHECK where given), is "not graded" without one.
+cheat() {
+    local who=$1 id=$2 mode=$3 f other
+    f="$subs/$who/labs/$id/$(src "$id")"
+    put "$subs/$who" "$id" "$KIT/labs/$id/$(src "$id")"
+    [ "$mode" = 0 ] || insert "$f" '^#include "lab.h"' "#define CHEAT_MODE $mode
+#define CHEAT_KIT \"$KIT\"
+#define CHEAT_LAB \"$id\"
+#define CHEAT_SRC \"$(src "$id")\"
+$(cat "$HERE/cheat.h")"
+    [ -z "${4:-}" ] || insert "$f" "$4" "$5" after
+    expect "$who" "$id" fail "${6:--}" "not graded"
+    other=$(lab_of 01)
+    [ "$id" = "$other" ] && other=$(lab_of 05)
+    put "$subs/$who" "$other" "$KIT/solutions/$other/$(src "$other")"
+    expect "$who" "$other" pass - "not graded"
+    finish "$who"
+}
+cheat forge-now "$(lab_of 02)" 1
+cheat forge-later "$(lab_of 02)" 2
+cheat forge-kit "$(lab_of 02)" 4
+cheat prints-reference "$(lab_of 01)" 8 'lab_pick_device\(\)' '    cheat_answers(n);   /* the answers it finds, and RESULT */'
+# exit77: "no device" on every run that gets past the options (a bad
+# option's run still exits 2): on a GPU node the grader's probe finds one
+cheat exit77 "$(lab_of 02)" 0 'lab_parse_[a-z_]*\(' '    fprintf(stderr, "no usable CUDA device: none here, honest (cudaErrorNoDevice)\n");
+    exit(77);' "it runs to the end and exits 0"
 
 # nothing: a folder with no lab file in it.
 mkdir -p "$subs/nothing/notes"

@@ -8,10 +8,12 @@
 # folder no other user may enter (mode 700, as /root or mktemp -d), and is
 # run from there, on a node with no unzip: the verdicts must not depend on
 # either. Builds for one GPU architecture, labs 01 and 02 only, so it is
-# quick; the quick run (make test without a GPU) grades lab 02 of four
+# quick; the quick run (make test without a GPU) grades lab 02 of seven
 # submissions (the solutions as a zip, a build that fails, a zip with
-# members that would land outside, a zip cut in half), make test-all labs
-# 01 and 02 of twelve, and a build that never ends in a run of its own.
+# members that would land outside, a zip and a tarball cut in half, a
+# program that leaves a child to forge its verdict, one that exits 77),
+# make test-all labs 01 and 02 of seventeen, and a build that never ends in
+# a run of its own.
 # The GPU half: checker/grade/gpu-class.sh on a GPU node.
 
 bats_require_minimum_version 1.5.0
@@ -76,7 +78,7 @@ setup_file() {
     echo "$rc" >"$G/nested.rc"
 
     # the quick run (make test without a GPU) grades lab 02 of four of them
-    local s picks="solution-zip.zip no-compile zip-bad-members.zip zip-broken.zip" labs=02
+    local s picks="solution-zip.zip no-compile zip-bad-members.zip zip-broken.zip tar-broken.tar.gz forge-later exit77" labs=02
     # a listener the hostile submission must not reach (its port baked in)
     python3 -c 'import socket, sys
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
@@ -91,6 +93,7 @@ while True:
     if kit_full; then
         labs=01,02
         picks+=" solution-flat.tar.gz solution-git.bundle ships-checker nothing child-holds-output flood"
+        picks+=" forge-now forge-kit prints-reference"
         # the sandbox (another user, a process limit) needs root: without it,
         # the submissions that attack the grader would attack this machine
         [ "$(id -u)" = 0 ] && picks+=" escape fork-bomb"
@@ -101,6 +104,12 @@ while True:
     # works here
     mkdir -p "$G/hostile-class"
     cp -a "$G/made/submissions/hostile" "$G/made/submissions/solution" "$G/hostile-class/"
+    # (and, in the whole self-test, the forger, lab 02 graded too)
+    HOSTILE_LABS=01
+    if kit_full; then
+        cp -a "$G/made/submissions/forge-later" "$G/hostile-class/"
+        HOSTILE_LABS=01,02
+    fi
     mkdir -p "$CLOSED/class" "$CLOSED/slow-class"
     chmod 700 "$CLOSED"
     copy_kit "$CK"
@@ -121,22 +130,55 @@ while True:
     ( cd "$CK" && without_bats_env "${NO_UNZIP[@]}" checker/grade/grade -j 3 --labs "$labs" \
           "$CLOSED/class" >"$G/grade.log" 2>&1 ) || rc=$?
     echo "$rc" >"$G/grade.rc"
+    # (the gradebook as grading left it: a child of a program must not
+    # change it after; a test below looks again)
+    find "$O/gradebook.csv" "$O/results/forge-later" -type f -exec sha256sum {} + >"$G/graded.sha256" 2>/dev/null || true
+    grade_probed
     grade_hostile
     kill "$(cat "$G/listener.pid")" 2>/dev/null || true
     wait
 }
 
-# grade_hostile: lab 01 of the hostile submission and a solution, by this
-# kit as it runs (root or not), and, as root, by a copy of the kit that an
-# ordinary user (uid 61990) owns and runs; and, as root, with the sandbox
-# of a uid alone (GRADE_SANDBOX=uid), to show what it lets through.
+# grade_probed: lab 02 of exit77 (a program that exits 77 on every run) as
+# on a GPU node: grade-one with the grader's probe (GRADE_PROBE) a stand-in
+# that finds a GPU, and the runs allowed to see one; and with one that
+# finds none. The build is the class's (its build cache).
+grade_probed() {
+    local w p rc uids=(- -)
+    w=$(mktemp -d /tmp/cuda-stream-labs-grade.test.XXXXXX)
+    chmod 711 "$w"
+    mkdir -p "$w/probe"
+    printf '#!/bin/sh\necho "Made GPU 0, compute capability 9.0, 3 copy engines"\n' >"$w/probe/gpu"
+    printf '#!/bin/sh\necho "no usable CUDA device: none (made)" >&2\nexit 77\n' >"$w/probe/none"
+    chmod 755 "$w/probe" "$w/probe/gpu" "$w/probe/none"
+    if [ "$(id -u)" = 0 ]; then
+        . "$GRADE/lib.bash"
+        claim_uids 2 600
+        uids=("${CLAIMED_UIDS[@]}")
+    fi
+    for p in gpu none; do
+        rc=0
+        without_bats_env env -u CUDA_VISIBLE_DEVICES GRADE_PROBE="$w/probe/$p" GRADE_CACHE="$O/build-cache" \
+            GRADE_WORK_ROOT="$w" "$GRADE/grade-one" --kit "$O/kit" --work "$w/job-$p" \
+            --results "$G/probed-$p/exit77" --name exit77 --kind dir --uid "${uids[0]}" --run-uid "${uids[1]}" \
+            --labs 02-async-copy "$CLOSED/class/exit77" >"$G/probed-$p.log" 2>&1 || rc=$?
+        echo "$rc" >"$G/probed-$p.rc"
+    done
+    rm -rf "$w"
+}
+
+# grade_hostile: lab 01 of the hostile submission and a solution (and lab
+# 02 of the forger, HOSTILE_LABS), by this kit as it runs (root or not),
+# and, as root, by a copy of the kit that an ordinary user (uid 61990) owns
+# and runs; and, as root, with the sandbox of a uid alone
+# (GRADE_SANDBOX=uid), to show what it lets through, and what it does not.
 grade_hostile() {
     local rc=0
-    without_bats_env "$GRADE/grade" --labs 01 -o "$G/hostile" "$G/hostile-class" >"$G/hostile.log" 2>&1 || rc=$?
+    without_bats_env "$GRADE/grade" --labs "$HOSTILE_LABS" -o "$G/hostile" "$G/hostile-class" >"$G/hostile.log" 2>&1 || rc=$?
     echo "$rc" >"$G/hostile.rc"
     [ "$(id -u)" = 0 ] || return 0
     rc=0
-    GRADE_SANDBOX=uid without_bats_env "$GRADE/grade" --labs 01 -o "$G/hostile-uid" "$G/hostile-class" \
+    GRADE_SANDBOX=uid without_bats_env "$GRADE/grade" --labs "$HOSTILE_LABS" -o "$G/hostile-uid" "$G/hostile-class" \
         >"$G/hostile-uid.log" 2>&1 || rc=$?
     echo "$rc" >"$G/hostile-uid.rc"
     # (in a folder the user may reach: the kit's build folder may be closed)
@@ -149,7 +191,7 @@ grade_hostile() {
     chown -R 61990:61990 "$u"
     rc=0
     ( cd "$u/kit" && without_bats_env setpriv --reuid=61990 --regid=61990 --clear-groups \
-          env HOME="$u/home" checker/grade/grade --labs 01 \
+          env HOME="$u/home" checker/grade/grade --labs "$HOSTILE_LABS" \
           -o "$u/out" "$u/class" >"$G/user.log" 2>&1 ) || rc=$?
     echo "$rc" >"$G/user.rc"
     cp -r "$u/out" "$G/user-out"
@@ -440,6 +482,67 @@ EOF2
     [ ! -e "$d/out/my-labs/sync_copy.cu" ]
 }
 
+@test "a program cannot write its own verdict: a child it leaves to forge its TAP, status and logs changes nothing" {
+    cut -d, -f1-9 "$O/gradebook.csv" | grep '^forge-'
+    # the unfinished starter it is planted in, without a GPU: not graded
+    grep -q '^forge-later,02-async-copy,not graded,not graded,3,0,0,10,' "$O/gradebook.csv"
+    # in the time of a run, not of the child's 400 s
+    [ "$(sed -n 's/^seconds=//p' "$O/results/forge-later/02-async-copy.status")" -lt 60 ]
+    # and nothing of it outlived its runs: what grading wrote is as it was
+    sleep 2
+    sha256sum -c --quiet "$G/graded.sha256"
+    if kit_full; then
+        grep -q '^forge-later,01-sync-copy,not graded,not graded,3,0,0,9,' "$O/gradebook.csv"
+        grep -q '^forge-now,02-async-copy,not graded,not graded,3,0,0,10,' "$O/gradebook.csv"
+        grep -q '^forge-kit,02-async-copy,not graded,not graded,3,0,0,10,' "$O/gradebook.csv"
+        grep -q '^prints-reference,01-sync-copy,not graded,not graded,3,0,0,9,' "$O/gradebook.csv"
+    fi
+}
+
+@test "the cheat itself works: where it can reach them, it rewrites a TAP, a status, a run and the steps" {
+    local d="$BATS_TEST_TMPDIR/c"
+    mkdir -p "$d/job/tmp-02/runs" "$d/results"
+    printf '1..3\nok 1 builds\nnot ok 2 runs\n# expected: x\nok 3 right # skip no CUDA device: none\n' >"$d/job/tmp-02/checks.tap"
+    printf 'rc=1\nseconds=3\ntimed_out=0\n' >"$d/results/02-async-copy.status"
+    echo 1 >"$d/job/tmp-02/runs/main.rc"
+    printf 'run\tmain\t1.0\n' >"$d/job/tmp-02/steps.tsv"
+    # (CHEAT_ONLY: this folder and nothing else; a constructor, as planted)
+    printf '#define CHEAT_MODE 1\n#define CHEAT_ONLY "%s"\n#include "cheat.h"\nint main(void) { return 0; }\n' "$d" >"$d/c.c"
+    cc -std=c11 -D_DEFAULT_SOURCE -I"$GRADE" -o "$d/c" "$d/c.c"
+    run -0 "$d/c"
+    echo "$output"
+    [ "$output" = "cheat: rewrote 4 files" ]
+    cat "$d/job/tmp-02/checks.tap"
+    [ "$(grep -c '^ok ' "$d/job/tmp-02/checks.tap")" = 3 ] && ! grep -q 'not ok\|skip' "$d/job/tmp-02/checks.tap"
+    grep -qx 'rc=0' "$d/results/02-async-copy.status"
+    [ "$(cat "$d/job/tmp-02/runs/main.rc")" = 0 ] && [ ! -s "$d/job/tmp-02/steps.tsv" ]
+}
+
+@test "a program that exits 77 where the grader's probe, run as it was, finds a GPU fails; where the probe finds none, not graded" {
+    cat "$G/probed-gpu.log"
+    [ "$(cat "$G/probed-gpu.rc")" = 0 ] && [ "$(cat "$G/probed-none.rc")" = 0 ]
+    local out="$BATS_TEST_TMPDIR/out"
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$G/probed-gpu" --out "$out" --labs 02-async-copy
+    cut -d, -f1-9 "$out/gradebook.csv"
+    grep -qF 'exit77,02-async-copy,fail,23,3,10,0,0,"it runs to the end and exits 0: not checked: the program exited 77 (no usable CUDA device), but this node has a GPU: the grader'"'"'s probe, run as the program was, used Made GPU 0, compute capability 9.0, 3 copy engines",' \
+        "$out/gradebook.csv"
+    grep -qF 'no usable CUDA device: none here, honest (cudaErrorNoDevice)' "$G/probed-gpu/exit77/02-async-copy.log"
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$G/probed-none" --out "$out.none" --labs 02-async-copy
+    grep -q '^exit77,02-async-copy,not graded,not graded,3,0,0,10,' "$out.none/gradebook.csv"
+    # and so it is in the class, graded with no GPU and no probe
+    grep -q '^exit77,02-async-copy,not graded,not graded,3,0,0,10,' "$O/gradebook.csv"
+}
+
+@test "a tarball cut short is an error of the grader for every lab, with tar's own words, never the student's failure" {
+    grep '^tar-broken,' "$O/gradebook.csv" | cut -d, -f1-9
+    # every lab graded, those whose file was in the first half too
+    [ "$(grep -c '^tar-broken,[^,]*,error,error,0,0,0,0,error: the tar could not be unpacked: gzip: stdin: unexpected end of file,' "$O/gradebook.csv")" = \
+      "$(grep -c '^tar-broken,' "$O/gradebook.csv")" ]
+    grep -q '^tar-broken,tar-broken,,,error,error,,0,' "$O/students.csv"
+    grep -q "^02-async-copy: error (my-labs/async_copy.cu found, but the tar could not be unpacked" \
+        "$O/results/tar-broken/submission.txt"
+}
+
 @test "an archive that cannot be opened is an error of the grader in every report, never missing" {
     local r
     r=$(grep '^zip-broken,02-async-copy,' "$O/gradebook.csv")
@@ -469,9 +572,9 @@ EOF
     # a work folder the sandbox user can enter (as grade makes its own)
     w=$(mktemp -d /tmp/cuda-stream-labs-grade.test.XXXXXX)
     chmod 711 "$w"
-    claim_uids 1 500
+    claim_uids 2 500
     LAB_TIMEOUT=1 without_bats_env "$GRADE/grade-one" --kit "$O/kit" --work "$w/job" \
-        --results "$res/late" --name late --kind dir --uid "${CLAIMED_UIDS[0]}" \
+        --results "$res/late" --name late --kind dir --uid "${CLAIMED_UIDS[0]}" --run-uid "${CLAIMED_UIDS[1]}" \
         --labs 02-async-copy "$G/made/submissions/solution" || rc=$?
     rm -rf "$w"
     [ "$rc" = 0 ]
@@ -512,7 +615,7 @@ EOF
     cut -d, -f1-9 "$out/gradebook.csv"
     grep -q '^two,02-async-copy,pending,pending,12,0,0,1,pending: 1 checks need more GPUs than this node has (needs 2 GPUs: this node has 1),' \
         "$out/gradebook.csv"
-    tr -d '\r' <"$out/students.csv" | grep -qx 'two,solution-zip,,,pending,,0,0,02-async-copy,pending' 
+    tr -d '\r' <"$out/students.csv" | grep -qx 'two,solution-zip,,,pending,,0,0,02-async-copy,pending,' 
     [ "$status" = 0 ]
 }
 
@@ -706,7 +809,7 @@ EOF
     echo "$output"
     [ "$status" = 0 ]
     cat "$out/students.csv"
-    tr -d '\r' <"$out/students.csv" | grep -qx 'one,solution-zip,,,pending,100.0,10,10,09-multi-gpu,pass 100,pending' 
+    tr -d '\r' <"$out/students.csv" | grep -qx 'one,solution-zip,,,pending,100.0,10,10,09-multi-gpu,pass 100,pending,' 
     grep -q '^one,09-multi-gpu,pending,pending,.*,pending: 4 checks need more GPUs than this node has (needs 2 GPUs: this node has 1),' \
         "$out/gradebook.csv"
     python3 - "$out" <<'EOF'
@@ -735,12 +838,22 @@ EOF
 @test "a sandbox of a uid alone lets a hostile submission read the solutions; the grader says which sandbox ran" {
     [ "$(id -u)" = 0 ] || skip "needs root: the sandbox of a uid alone is root's"
     cat "$G/hostile-uid.log"
-    grep -q '^grade: sandbox: a uid of its own for each job (GRADE_SANDBOX=uid): it can read what every user may, and reach the network' \
+    grep -q "^grade: sandbox: WEAKER: a uid of its own for each job's checker and another for its programs, no bubblewrap (GRADE_SANDBOX=uid): a program can read what every user may, and reach the network" \
         "$G/hostile-uid.log"
     grep "^hostile," "$G/hostile-uid/gradebook.csv" | cut -d, -f1-9
     grep -q "^hostile,01-sync-copy,fail," "$G/hostile-uid/gradebook.csv"
     grep "ESCAPED: " "$G/hostile-uid/results/hostile/01-sync-copy.log"
     grep -q '^Sandbox: uid\.$' "$G/hostile-uid/report.md"
+    # and every report says so, in its first line
+    head -n 1 "$G/hostile-uid/report.md" | grep -q '^> \*\*WARNING: graded with a weaker sandbox: [0-9]* labs with a uid of its own (GRADE_SANDBOX=uid'
+    head -n 1 "$G/hostile-uid/students.csv" | grep -q '^# WARNING: graded with a weaker sandbox: [0-9]* labs with a uid of its own'
+    head -n 1 "$G/hostile-uid/feedback/solution.txt" | grep -q '^WARNING: graded with a weaker sandbox: [0-9]* labs with a uid of its own'
+    # (the sandbox of bubblewrap says nothing of the kind)
+    ! grep -q WARNING "$O/report.md" "$O/students.csv" "$O/feedback/solution-zip.txt"
+    # what it does not let through: a program's child, forging its verdict
+    # (its programs run as a uid of their own, apart from the checker's)
+    kit_full || return 0
+    grep -q '^forge-later,02-async-copy,not graded,not graded,3,0,0,10,' "$G/hostile-uid/gradebook.csv"
 }
 
 @test "as an ordinary user, the grader sandboxes a hostile submission with bubblewrap too" {
@@ -748,13 +861,17 @@ EOF
     cat "$G/user.log"
     grep '^grade: sandbox: ' "$G/user.log"
     if ! grep -q '^grade: sandbox: bubblewrap, as 61990' "$G/user.log"; then
-        # where bwrap cannot work, the grader must say so, and go on unsandboxed
-        grep -q '^grade: sandbox: none: .*the submissions run as .*unsandboxed' "$G/user.log"
+        # where bwrap cannot work, the grader must say so, and stop
+        grep -q '^grade: stopped before grading: .*GRADE_SANDBOX=none' "$G/user.log"
+        [ "$(cat "$G/user.rc")" = 2 ]
         skip "bubblewrap cannot make a sandbox for an ordinary user here"
     fi
     grep -q '^hostile,01-sync-copy,not graded,not graded,3,0,0,9,' "$G/user-out/gradebook.csv"
     grep -q '^solution,01-sync-copy,not graded,not graded,3,0,0,9,' "$G/user-out/gradebook.csv"
     [ ! -s "$G/listener.log" ]
+    kit_full || return 0
+    # the forger, as an ordinary user's grading runs it: its own namespaces
+    grep -q '^forge-later,02-async-copy,not graded,not graded,3,0,0,10,' "$G/user-out/gradebook.csv"
 }
 
 @test "students are named from a roster or Gradescope's metadata, keep their letters, and get a feedback file" {
@@ -773,16 +890,89 @@ EOF
     cat "$out/students.csv"
     local st
     st=$(tr -d '\r' <"$out/students.csv")
-    grep -qx "Eve_O_Brien,Ève O'Brien,42,eve@example.org,fail,0.0,0,25,,fail 0" <<<"$st"
-    grep -qx "submission_1001,Zoë Ångström,s-77,zoe@example.org,fail,0.0,0,25,,fail 0" <<<"$st"
-    grep -qx "bob,Bob Brown,43,bob@example.org,not graded,not graded,,0,,not graded" <<<"$st"
-    grep -qx ",Nobody Here,44,no@example.org,no submission,0.0,0,25,,missing" <<<"$st"
+    grep -qx "Eve_O_Brien,Ève O'Brien,42,eve@example.org,fail,0.0,0,25,,fail 0," <<<"$st"
+    # Zoë is on no roster entry: flagged, and so is the roster's entry with
+    # no submission (it may be hers)
+    grep -qx "submission_1001,Zoë Ångström,s-77,zoe@example.org,fail,0.0,0,25,,fail 0,on no roster entry: find whose submission this is" <<<"$st"
+    grep -qx "bob,Bob Brown,43,bob@example.org,not graded,not graded,,0,,not graded," <<<"$st"
+    grep -qx ",Nobody Here,44,no@example.org,no submission,0.0,0,25,,missing,no submission matched; 1 submission matches no roster entry (submission_1001): one may be this student's" <<<"$st"
     grep -q "points: 25 in all (the Gradescope assignment's total)" <<<"$output"
+    grep -q "grade: 1 submissions match no roster entry (submission_1001): see report.md before you upload" <<<"$output"
+    grep -qF '> - submission_1001 (Zoë Ångström)' "$out/report.md"
     # one feedback file each: the summary, then what the checker said
     head -n 3 "$out/feedback/submission_1001.txt"
     grep -q '^CUDA Stream Labs: Zoë Ångström (submission_1001)$' "$out/feedback/submission_1001.txt"
     grep -q '^  FAIL  the program builds without warnings$' "$out/feedback/submission_1001.txt"
     grep -q 'Zoë Ångström' "$out/gradescope/submission_1001/results.json"
+}
+
+@test "a roster and Gradescope's export: one row per person, a group's members each their own, nobody twice" {
+    local res="$BATS_TEST_TMPDIR/results" out="$BATS_TEST_TMPDIR/out" st
+    mkdir -p "$res" "$out"
+    cp -r "$O/results/no-compile" "$res/submission_1"
+    cp -r "$O/results/no-compile" "$res/submission_2"
+    # submission_1: a group of two (ids and emails as the roster has them,
+    # one name spelled otherwise); submission_2: one student, by email
+    cat >"$out/submission_metadata.yml" <<'EOF'
+submission_1:
+  :submitters:
+  - :name: Ana Lima
+    :sid: '101'
+    :email: ana@example.org
+  - :name: Bruno Costa-Silva
+    :sid: '102'
+    :email: bruno@example.org
+  :created_at: 2026-11-20
+submission_2:
+  :submitters:
+  - :name: C. Dias
+    :sid: ''
+    :email: carla@example.org
+EOF
+    printf 'id,name,email\n101,Ana Lima,ana@example.org\n102,Bruno Costa,bruno@example.org\n103,Carla Dias,carla@example.org\n104,Davi Reis,davi@example.org\n' \
+        >"$BATS_TEST_TMPDIR/roster.csv"
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$res" --out "$out" --labs 02-async-copy \
+        --roster "$BATS_TEST_TMPDIR/roster.csv"
+    echo "$output"
+    st=$(tr -d '\r' <"$out/students.csv")
+    echo "$st"
+    # a row each: the group's two members (the roster's names), Carla, and
+    # Davi with no submission, unflagged (every submission has its person)
+    [ "$(grep -c . <<<"$st")" = 5 ]
+    grep -qx "submission_1,Ana Lima,101,ana@example.org,fail,0.0,0,10,,fail 0," <<<"$st"
+    grep -qx "submission_1,Bruno Costa,102,bruno@example.org,fail,0.0,0,10,,fail 0," <<<"$st"
+    grep -qx "submission_2,Carla Dias,103,carla@example.org,fail,0.0,0,10,,fail 0," <<<"$st"
+    grep -qx ",Davi Reis,104,davi@example.org,no submission,0.0,0,10,,missing," <<<"$st"
+    ! grep -q "no roster entry" "$out/report.md"
+    # Gradescope's own result stays one per submission, the group named
+    grep -q '"name": "Ana Lima & Bruno Costa"' "$out/gradescope/submission_1/results.json"
+}
+
+@test "a regrade keeps the result it replaces in a history the report links" {
+    . "$GRADE/lib.bash"
+    local res="$BATS_TEST_TMPDIR/results" out="$BATS_TEST_TMPDIR/out" h
+    mkdir -p "$res"
+    cp -r "$O/results/no-compile" "$res/one"
+    # the lab graded again (as grade-one does before it writes its own)
+    keep_history "$res/one" 02-async-copy
+    h=$(ls -d "$res"/one/history/*-02-async-copy)
+    echo "kept: $h"
+    [ -f "$h/02-async-copy.status" ] && [ -f "$h/02-async-copy.log" ] && [ -f "$h/02-async-copy.tap" ]
+    [ -f "$h/files/02-async-copy/async_copy.cu" ]
+    [ ! -e "$res/one/02-async-copy.status" ] && [ ! -e "$res/one/files/02-async-copy" ]
+    # then a grading whose result is replaced in turn
+    cp -r "$O/results/solution-zip/02-async-copy".* "$res/one/"
+    sed -i 's/^graded_at=.*/graded_at=2099-01-01T00:00:00Z/' "$res/one/02-async-copy.status"
+    keep_history "$res/one" 02-async-copy
+    cp -r "$O/results/solution-zip/02-async-copy".* "$res/one/"
+    [ "$(ls "$res/one/history" | wc -l)" = 2 ]
+    run python3 "$GRADE/report.py" --kit "$O/kit" --results "$res" --out "$out" --labs 02-async-copy
+    echo "$output"
+    sed -n '/^## Regraded/,/^## /p' "$out/report.md"
+    grep -q "^| one | 02-async-copy | [0-9T:-]*Z | fail 0 | not graded | \[results/one/history/[0-9T-]*Z-02-async-copy\](results/one/history/[0-9T-]*Z-02-async-copy/) |$" "$out/report.md"
+    grep -q "^| one | 02-async-copy | 2099-01-01T00:00:00Z | not graded | not graded | " "$out/report.md"
+    # the gradebook has the result now, once
+    [ "$(grep -c '^one,02-async-copy,' "$out/gradebook.csv")" = 1 ]
 }
 
 @test "a build that failed counts once, as did not build; the heat map keeps not checked apart; alike files are named" {
@@ -810,26 +1000,41 @@ EOF
     fi
 }
 
-@test "where bubblewrap cannot make a sandbox, the grader says so in one line and grades as before (or stops, if asked for it)" {
-    skip_full "three more gradings with a bubblewrap that fails"
-    local b="$BATS_TEST_TMPDIR/bin" rc=0
+@test "where bubblewrap cannot make a sandbox, the grader stops before grading anyone, and says how to get it" {
+    local b="$BATS_TEST_TMPDIR/bin"
     mkdir -p "$b"
     printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' >"$b/bwrap"
     chmod 755 "$b/bwrap"
     cd "$CK"
-    PATH="$b:$PATH" without_bats_env checker/grade/grade --labs 02 --student no-compile \
+    PATH="$b:$PATH" run -2 without_bats_env checker/grade/grade --labs 02 --student no-compile \
+        -o "$BATS_TEST_TMPDIR/out" "$CLOSED/class"
+    echo "$output"
+    if [ "$(id -u)" = 0 ]; then
+        [[ ${lines[-1]} == "grade: stopped before grading: bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace): install it (apt-get install bubblewrap), or name a weaker sandbox: GRADE_SANDBOX=uid"* ]]
+    else
+        [[ ${lines[-1]} == "grade: stopped before grading: bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace): ask for it (apt-get install bubblewrap) and for unprivileged user namespaces"*"GRADE_SANDBOX=none"* ]]
+    fi
+    [ ! -e "$BATS_TEST_TMPDIR/out/gradebook.csv" ] && [ -z "$(ls "$BATS_TEST_TMPDIR/out/results")" ]
+}
+
+@test "a weaker sandbox, where the instructor names it, grades, and every report says so in its first line" {
+    skip_full "one more grading, with a bubblewrap that fails"
+    local b="$BATS_TEST_TMPDIR/bin" rc=0 mode=none
+    mkdir -p "$b"
+    printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' >"$b/bwrap"
+    chmod 755 "$b/bwrap"
+    [ "$(id -u)" = 0 ] && mode=uid
+    cd "$CK"
+    PATH="$b:$PATH" GRADE_SANDBOX=$mode without_bats_env checker/grade/grade --labs 02 --student no-compile \
         -o "$BATS_TEST_TMPDIR/out" "$CLOSED/class" >"$BATS_TEST_TMPDIR/log" 2>&1 || rc=$?
     cat "$BATS_TEST_TMPDIR/log"
     [ "$rc" = 3 ]    # (the other students: not graded yet)
-    if [ "$(id -u)" = 0 ]; then
-        grep -q '^grade: sandbox: bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace): each job runs as a uid of its own only' \
-            "$BATS_TEST_TMPDIR/log"
-        grep -q '^sandbox=uid$' "$BATS_TEST_TMPDIR/out/results/no-compile/02-async-copy.status"
-    else
-        grep -q '^grade: sandbox: none: bubblewrap cannot make a sandbox here (bwrap: No permissions to create new namespace).*unsandboxed' \
-            "$BATS_TEST_TMPDIR/log"
-    fi
+    grep -q "^grade: sandbox: $(tr a-z A-Z <<<"${mode/uid/weaker}")" "$BATS_TEST_TMPDIR/log"
+    grep -q "^sandbox=$mode$" "$BATS_TEST_TMPDIR/out/results/no-compile/02-async-copy.status"
     grep -q '^no-compile,02-async-copy,fail,0,0,13,' "$BATS_TEST_TMPDIR/out/gradebook.csv"
+    head -n 1 "$BATS_TEST_TMPDIR/out/report.md" | grep -q '^> \*\*WARNING: graded with a weaker sandbox: 1 labs with '
+    head -n 1 "$BATS_TEST_TMPDIR/out/students.csv" | grep -q '^# WARNING: graded with a weaker sandbox'
+    head -n 1 "$BATS_TEST_TMPDIR/out/feedback/no-compile.txt" | grep -q '^WARNING: graded with a weaker sandbox'
     # GRADE_SANDBOX=bwrap: no grading without it
     PATH="$b:$PATH" GRADE_SANDBOX=bwrap run -2 without_bats_env checker/grade/grade --labs 02 --student no-compile \
         -o "$BATS_TEST_TMPDIR/out2" "$CLOSED/class"
