@@ -283,7 +283,7 @@ GRADE_UID=${GRADE_UID:-61000}
 GRADE_NPROC=${GRADE_NPROC:-256}       # processes and threads per job
 GRADE_FSIZE=${GRADE_FSIZE:-1073741824} # the largest file a program may write
 
-is_root() { [ "$(id -u)" = 0 ]; }
+is_root() { [ "$EUID" = 0 ]; }
 
 # The sandbox itself, GRADE_SANDBOX (sandbox_choose decides, once):
 #   bwrap  bubblewrap (Debian's bubblewrap): each step sees the system's
@@ -318,7 +318,9 @@ sandbox_cmd() {
     [ -n "$cpus" ] && SANDBOX_CMD+=(taskset -c "$cpus")
     if is_root; then
         local groups=(--clear-groups) g
-        g=$(gpu_groups)
+        # (found once: a door makes a sandbox for every run)
+        [ -n "${GRADE_GPU_GROUPS+x}" ] || GRADE_GPU_GROUPS=$(gpu_groups)
+        g=$GRADE_GPU_GROUPS
         # (SANDBOX_GROUPS: more groups, the door's runs': the checker's own,
         # so that they can reach the job's folder and their own)
         [ -n "${SANDBOX_GROUPS:-}" ] && g=${g:+$g,}$SANDBOX_GROUPS
@@ -370,37 +372,46 @@ sandbox_parents() {
 # holds them (GRADE_HIDE, colon-separated), then SANDBOX_RO and SANDBOX_RW.
 sandbox_bwrap_args() {
     local d h
-    BWRAP_MADE=" "
-    BWRAP=("$(command -v bwrap || echo bwrap)" --die-with-parent --new-session --unshare-ipc --unshare-pid --unshare-net
-           --unshare-uts --unshare-cgroup-try)
-    is_root || BWRAP+=(--unshare-user)
-    BWRAP+=(--ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /sys /sys --proc /proc --dev /dev)
-    for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
-        if [ -L "$d" ]; then BWRAP+=(--symlink "$(readlink "$d")" "$d")
-        elif [ -d "$d" ]; then BWRAP+=(--ro-bind "$d" "$d"); fi
-    done
-    for d in /dev/nvidia* /run/nvidia-persistenced; do
-        [ -e "$d" ] && BWRAP+=(--dev-bind "$d" "$d")
-    done
+    # (what is the same for every step, made once: a door makes a sandbox
+    # for every run)
+    if [ -z "${BWRAP_CACHED:-}" ]; then
+        [ -n "${GRADE_BWRAP:-}" ] || GRADE_BWRAP=$(command -v bwrap || echo bwrap)
+        BWRAP_HEAD=("$GRADE_BWRAP" --die-with-parent --new-session --unshare-ipc --unshare-pid --unshare-net
+                    --unshare-uts --unshare-cgroup-try)
+        is_root || BWRAP_HEAD+=(--unshare-user)
+        BWRAP_HEAD+=(--ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /sys /sys --proc /proc --dev /dev)
+        for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
+            if [ -L "$d" ]; then BWRAP_HEAD+=(--symlink "$(readlink "$d")" "$d")
+            elif [ -d "$d" ]; then BWRAP_HEAD+=(--ro-bind "$d" "$d"); fi
+        done
+        for d in /dev/nvidia* /run/nvidia-persistenced; do
+            [ -e "$d" ] && BWRAP_HEAD+=(--dev-bind "$d" "$d")
+        done
+        sandbox_system_ro
+        BWRAP=() BWRAP_MADE=" "
+        local IFS=:
+        # (their parents first, readable: bwrap would make /opt of /opt/torch
+        # mode 700 as root, and the sandbox uid could not reach the venv)
+        sandbox_parents $GRADE_SANDBOX_SYSTEM
+        for d in $GRADE_SANDBOX_SYSTEM; do [ -n "$d" ] && BWRAP+=(--ro-bind "$d" "$d"); done
+        for h in ${GRADE_HIDE:-}; do
+            [ -d "$h" ] || continue
+            for d in /usr /etc $GRADE_SANDBOX_SYSTEM; do
+                [ -n "$d" ] && case $h/ in "$d"/*) BWRAP+=(--tmpfs "$h"); break ;; esac
+            done
+        done
+        unset IFS
+        BWRAP_SYSTEM=("${BWRAP[@]}") BWRAP_SYSTEM_MADE=$BWRAP_MADE BWRAP_CACHED=1
+    fi
+    BWRAP=("${BWRAP_HEAD[@]}")
     if [ -n "${SANDBOX_SCRATCH:-}" ]; then
         BWRAP+=(--bind "$SANDBOX_SCRATCH/tmp" /tmp --bind "$SANDBOX_SCRATCH/var-tmp" /var/tmp
                 --bind "$SANDBOX_SCRATCH/shm" /dev/shm)
     else
         BWRAP+=(--tmpfs /tmp --tmpfs /var/tmp --tmpfs /dev/shm)
     fi
-    sandbox_system_ro
-    local IFS=:
-    # (their parents first, readable: bwrap would make /opt of /opt/torch
-    # mode 700 as root, and the sandbox uid could not reach the venv)
-    sandbox_parents $GRADE_SANDBOX_SYSTEM
-    for d in $GRADE_SANDBOX_SYSTEM; do [ -n "$d" ] && BWRAP+=(--ro-bind "$d" "$d"); done
-    for h in ${GRADE_HIDE:-}; do
-        [ -d "$h" ] || continue
-        for d in /usr /etc $GRADE_SANDBOX_SYSTEM; do
-            [ -n "$d" ] && case $h/ in "$d"/*) BWRAP+=(--tmpfs "$h"); break ;; esac
-        done
-    done
-    unset IFS
+    BWRAP+=("${BWRAP_SYSTEM[@]}")
+    BWRAP_MADE=$BWRAP_SYSTEM_MADE
     sandbox_parents "${SANDBOX_RO[@]}" "${SANDBOX_RW[@]}"
     for d in "${SANDBOX_RO[@]}"; do BWRAP+=(--ro-bind "$d" "$d"); done
     for d in "${SANDBOX_RW[@]}"; do BWRAP+=(--bind "$d" "$d"); done
@@ -537,9 +548,11 @@ sandbox_choose() {
 sandbox_scratch() {
     SANDBOX_SCRATCH=""
     [ "${GRADE_SANDBOX:-}" = bwrap ] || return 0
-    mkdir -p "$1/tmp" "$1/var-tmp" "$1/shm"
-    chmod 1777 "$1/tmp" "$1/var-tmp" "$1/shm"
-    is_root && chown "$2:$2" "$1/tmp" "$1/var-tmp" "$1/shm"
+    if is_root; then
+        install -d -m 1777 -o "$2" -g "$2" "$1/tmp" "$1/var-tmp" "$1/shm"
+    else
+        install -d -m 1777 "$1/tmp" "$1/var-tmp" "$1/shm"
+    fi
     SANDBOX_SCRATCH=$1
 }
 
@@ -727,7 +740,6 @@ door_serve() {
         fi
         n=$((n + 1)) r="$x/runs/$n"
         w="$r/w"
-        mkdir -p "$w"
         envs=() cmd=()
         for ((i = 0; i < ne; i++)); do
             IFS= read -r -d '' e <&3 || return 0
@@ -740,7 +752,6 @@ door_serve() {
         door_once "$r" "${envs[@]}" -- "${cmd[@]}"
         rc=$DOOR_RC t0=$DOOR_SECS probe=-
         if [ "$rc" = 77 ] && [ -n "${DOOR_PROBE:-}" ] && door_sees_gpu "${DOOR_ENV[@]}" "${envs[@]}"; then
-            mkdir -p "$r/probe/w"
             door_once "$r/probe" "${envs[@]}" -- "$DOOR_PROBE"
             [ "$DOOR_RC" = 0 ] && probe=$(head -n 1 "$r/probe/out" | tr -cd '[:print:]' | head -c 200)
             [ -n "$probe" ] || probe=-
@@ -760,9 +771,11 @@ door_once() {
     shift
     # (the checker, another uid as root, reads what the run leaves there:
     # a run that closes its own folder to it fails its own checks)
-    mkdir -p "$r/w"
-    chmod 755 "$r/w"
-    is_root && chown "$DOOR_UID:$DOOR_UID" "$r/w"
+    if is_root; then
+        install -d -m 755 -o "$DOOR_UID" -g "$DOOR_UID" "$r/w"
+    else
+        install -d -m 755 "$r/w"
+    fi
     local SANDBOX_ENV=("${DOOR_ENV[@]}" HOME="$r/w" TMPDIR="$r/w" "${e[@]}") SANDBOX_GROUPS=${DOOR_GROUP:-}
     local SANDBOX_RO=("${DOOR_RO[@]}") SANDBOX_RW=("$r/w") SANDBOX_SCRATCH
     sandbox_scratch "$r/scratch" "$DOOR_UID"
@@ -776,7 +789,8 @@ door_once() {
     wait "$pid" || DOOR_RC=$?
     kill -KILL -- "-$pid" 2>/dev/null
     DOOR_PID=""
-    sandbox_kill "$DOOR_UID"
+    # (under bubblewrap the run's PID namespace ended with it, and all in it)
+    [ "${GRADE_SANDBOX:-}" = bwrap ] || sandbox_kill "$DOOR_UID"
     DOOR_SECS=$((SECONDS - t0))
     outside_files "$DOOR_UID" "${GRADE_WORK_ROOT:-/nonexistent}" >>"${DOOR_OUTSIDE:-/dev/null}"
     return 0
@@ -870,10 +884,16 @@ sandbox_uid_ok() {
 outside_files() {
     local uid=$1 skip=${2:-/nonexistent} d
     if [ -n "${SANDBOX_SCRATCH:-}" ]; then
-        for d in tmp:/tmp var-tmp:/var/tmp shm:/dev/shm; do
-            (cd "$SANDBOX_SCRATCH/${d%%:*}" 2>/dev/null &&
-                find . -mindepth 1 ! -type d -printf "${d#*:}/%P\n" 2>/dev/null)
-        done | head -n 50
+        # (one find for the three: a door makes a scratch for every run)
+        local f n=0
+        while IFS= read -r f && [ "$n" -lt 50 ]; do
+            n=$((n + 1))
+            case $f in
+                tmp/*) echo "/tmp/${f#tmp/}" ;;
+                var-tmp/*) echo "/var/tmp/${f#var-tmp/}" ;;
+                shm/*) echo "/dev/shm/${f#shm/}" ;;
+            esac
+        done < <(find "$SANDBOX_SCRATCH" -mindepth 2 ! -type d -printf '%P\n' 2>/dev/null)
         rm -rf "$SANDBOX_SCRATCH"
         return 0
     fi
