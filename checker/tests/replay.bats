@@ -765,6 +765,38 @@ PY
     grep -q 'hint: *thread 3 waited for the legacy default stream (cudaStreamSynchronize(0), or cudaStreamLegacy): .*cudaStreamSynchronize(cudaStreamPerThread) (TODO 3)$' "$BATS_TEST_TMPDIR/$v.log"
 }
 
+# early_clear_07 DIR US: in DIR, a run of lab 07's solution whose first
+# clear of part 3's pipeline CUPTI stamped US microseconds before the
+# range "part3_pipeline" began, as it did once grading a class of 100 on
+# two H200s (15 clears for 16 chunks): the memset moved, its length kept.
+early_clear_07() {
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/07-default-streams"
+    derived "$r/solution" "$d"
+    python3 - "$r/solution/r.trace" "$d/r.trace" "$2" <<'PY'
+import sys
+rec = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')]
+r0, r1 = next((int(f[1]), int(f[2])) for f in rec if f[0] == 'nvtx' and f[-1] == 'part3_pipeline')
+first = min((f for f in rec if f[0] == 'memset' and r0 <= int(f[1]) <= r1), key=lambda f: int(f[-1]))
+n = int(first[2]) - int(first[1])
+first[1] = str(r0 - int(float(sys.argv[3]) * 1000))
+first[2] = str(int(first[1]) + n)
+open(sys.argv[2], 'w').write('\n'.join('\t'.join(f) for f in rec))
+PY
+}
+
+@test "lab 07: a pipeline's first clear stamped up to 5 us before its range began is one of its chunks' clears; 30 us before is not" {
+    local v=07-default-streams/early-clear d="$BATS_TEST_TMPDIR/early-clear" check
+    check="every chunk's scratch was cleared after its last use and before its kernel"
+    early_clear_07 "$d" 1
+    REPLAY_DIR="$d" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    grep -q "^ok 1 $check" "$(tap_of "$v")"
+    early_clear_07 "$d" 30
+    REPLAY_DIR="$d" replay_check "$v" "$check"
+    grep -q "^not ok 1 $check" "$(tap_of "$v")"
+    grep -q 'seen: *15 clears (memsets) for 16 chunks (kernels)' "$BATS_TEST_TMPDIR/$v.log"
+}
+
 # derived_08 MODE REC DIR: in DIR, a run of lab 08 derived from the
 # recording REC (its output, its trace edited by MODE):
 #   late      the host held back after batch 0's copy was queued (its
