@@ -672,6 +672,30 @@ fi
 exit 0
 '
 
+# grader_tools_ok: the tools the grader runs are here; else one line on
+# stdout, what is missing, and status 1 (grade and slurm/submit stop there).
+grader_tools_ok() {
+    local tool
+    for tool in timeout prlimit python3 make; do
+        command -v "$tool" >/dev/null || { echo "$tool not found"; return 1; }
+    done
+    if is_root; then
+        command -v setpriv >/dev/null || { echo "setpriv (util-linux) not found"; return 1; }
+    fi
+    return 0
+}
+
+# sandbox_user_ok UID DIR KIT KINDS: sandbox_preflight, its failure said as
+# a sentence with who could not ("the sandbox user (uid N) cannot ...", or
+# the grading user's name); status 1 then.
+sandbox_user_ok() {
+    local why who
+    why=$(sandbox_preflight "$@") && return 0
+    if is_root; then who="the sandbox user (uid $1)"; else who="$(id -un)"; fi
+    echo "$who $why"
+    return 1
+}
+
 # sandbox_gpu_ok UID: the sandbox user can use the GPU (nvidia-smi runs as it).
 sandbox_gpu_ok() {
     is_root || return 0
