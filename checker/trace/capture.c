@@ -66,6 +66,9 @@ static int active;     /* capture running: records are being written */
 static int closed;     /* `end` written; later records count as dropped */
 static int saw_context;
 static ull nrecords, ndropped, nvtx_unclosed, nevents_untimed;
+static int per_thread_default; /* a runtime call of the per-thread default
+				* stream API (nvcc --default-stream per-thread)
+				* was seen: stream 0 is each thread's own */
 static CUpti_SubscriberHandle subscriber;
 static const char *api_names[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 
@@ -220,8 +223,10 @@ static const char *api_name(uint32_t cbid)
 		return "unknown";
 	char *n = clean_dup(raw);
 	char *cut;
-	if ((cut = strstr(n, "_ptsz")) || (cut = strstr(n, "_ptds")))
+	if ((cut = strstr(n, "_ptsz")) || (cut = strstr(n, "_ptds"))) {
 		*cut = 0;
+		per_thread_default = 1;
+	}
 	for (char *v = strstr(n, "_v"); v; v = strstr(v + 1, "_v"))
 		if (v[2] >= '0' && v[2] <= '9') {
 			*v = 0;
@@ -320,7 +325,18 @@ static void write_stream(uint32_t id, uint32_t device, const char *kind,
 	fprintf(out, "stream\t%u\t%s\t%u\t%s\n", id, kind, device, sync);
 }
 
-/* GPU work ran on stream id of device. */
+/* Format 5: the line right before (an event, a `record`, a wait or event
+ * synchronize) concerns CUDA event EVENT, and CUPTI's cudaEventSyncId LINK
+ * ties a record of an event to the waits for that very record. */
+static void write_link(uint32_t event, uint64_t link)
+{
+	if (link == (uint64_t)CUPTI_SYNCHRONIZATION_INVALID_VALUE ||
+	    link == UINT64_MAX)
+		fprintf(out, "link\t%u\t-\n", event);
+	else
+		fprintf(out, "link\t%u\t%llu\n", event, (ull)link);
+}
+
 /* Format 4: the graph and graph node that launched the record just written
  * (CUPTI's ids; 0: it was not launched by a graph, and nothing is written). */
 static void write_graph(FILE *out, uint32_t graph, uint64_t node)
@@ -329,6 +345,7 @@ static void write_graph(FILE *out, uint32_t graph, uint64_t node)
 		fprintf(out, "graph\t%u\t%llu\n", graph, (unsigned long long)node);
 }
 
+/* GPU work ran on stream id of device. */
 static void stream_work(uint32_t id, uint32_t device)
 {
 	struct stream_info *s = stream_at(id, device);
@@ -501,16 +518,27 @@ static void write_record(const CUpti_Activity *rec)
 			fprintf(out, "sync\t%llu\t%llu\t%u\t%u\t%s\t%u\n",
 				(ull)s->start, (ull)s->end, dev, s->streamId,
 				sync_type(s->type), s->correlationId);
+		/* format 5: the event record this wait or event synchronize
+		 * was for (CUPTI's cudaEventSyncId ties them) */
+		if (s->cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+			write_link(s->cudaEventId, s->cudaEventSyncId);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
 		const CUpti_ActivityCudaEvent2 *e = (const void *)rec;
-		if (e->deviceTimestamp == 0) { /* no time: nothing to place */
+		if (e->deviceTimestamp == 0) {
+			/* no time (an event made with cudaEventDisableTiming,
+			 * as PyTorch's are): nothing to place, but what waits
+			 * for it is ordered after its stream's work (format 5) */
 			nevents_untimed++;
+			fprintf(out, "record\t%u\t%u\t%u\t%u\n", e->deviceId,
+				e->streamId, e->eventId, e->correlationId);
+			write_link(e->eventId, e->cudaEventSyncId);
 			return;
 		}
 		fprintf(out, "event\t%llu\t%u\t%u\t%u\t%u\n", (ull)e->deviceTimestamp,
 			e->deviceId, e->streamId, e->eventId, e->correlationId);
+		write_link(e->eventId, e->cudaEventSyncId);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_RUNTIME: {
@@ -923,6 +951,8 @@ static void at_exit(void)
 			fprintf(out, "meta\tnvtx_unclosed\t%llu\n", nvtx_unclosed);
 		if (nevents_untimed)
 			fprintf(out, "meta\tevents_untimed\t%llu\n", nevents_untimed);
+		if (per_thread_default)
+			fprintf(out, "meta\tdefault_stream_per_thread\t1\n");
 		fprintf(out, "end\t%llu\t%llu\n", nrecords, ndropped);
 		fclose(out);
 		out = NULL;
@@ -944,7 +974,7 @@ static void write_header(void)
 	uint32_t version = 0;
 	char buf[4096];
 	cuptiGetVersion(&version);
-	fprintf(out, "streamtrace 4\n");
+	fprintf(out, "streamtrace 5\n");
 	fprintf(out, "meta\tclock\tcupti_ns\n");
 	fprintf(out, "meta\tcupti_version\t%u\n", version);
 	fprintf(out, "meta\tpid\t%d\n", (int)getpid());

@@ -48,6 +48,11 @@ struct rec {
 			      * record (0: none, or not known) */
 	uint64_t node;       /* ... and its node in that graph (0: none) */
 	uint32_t ret;        /* format 4: an api call's cudaError_t (0: cudaSuccess) */
+	uint32_t event;      /* format 5: an event's, a wait's or an event
+			      * synchronize's CUDA event (CUPTI's id) */
+	uint64_t link;       /* ... and CUPTI's cudaEventSyncId, which ties a
+			      * wait to the record it waited for */
+	uint8_t linked;      /* 1: event and link are known (format 5) */
 	uint8_t kind, dir, src, dst, async, sync, via;
 	int32_t grid[3], block[3];
 	const char *name; /* kernel, api, nvtx; else NULL */
@@ -79,6 +84,14 @@ struct corr_dev {
 	uint32_t corr, device;
 };
 
+/* A cudaEventRecord (format 5): timed or not, where it was queued and the
+ * link that the waits for it carry. */
+struct mark {
+	uint32_t corr, stream, device, event;
+	uint64_t link;
+	uint8_t linked;
+};
+
 struct trace {
 	const char *path;
 	char *text;              /* the file; names point into it */
@@ -95,6 +108,8 @@ struct trace {
 	size_t nthreads;
 	struct corr_dev *currents; /* the `current` lines, sorted by corr */
 	size_t ncurrents;
+	struct mark *marks;      /* format 5: every event record, by corr */
+	size_t nmarks;
 	int complete;            /* the `end` line was there */
 	uint64_t dropped;        /* from the `end` line */
 	uint64_t t0, t1;         /* first start, last end (0, 0 if empty) */
@@ -159,6 +174,10 @@ uint64_t ivals_len(const struct ival *v, size_t n);
 uint64_t ivals_overlap(const struct ival *a, size_t na, const struct ival *b,
 		       size_t nb);
 int query_main(const struct trace *t, int argc, char **argv);
+
+/* trace_hb.c: what the program guaranteed (happens-before) */
+int ask_main(const struct trace *t, int argc, char **argv);
+void ask_usage(FILE *f);
 
 /* trace_window.c */
 #define WIN_MAX 32

@@ -273,7 +273,7 @@ static const char *parse_rec(char **f, int n, struct rec *r, int version)
 	if (corr_field[k] && num32(f[corr_field[k]], &r->corr))
 		r->corr = 0;
 	if (k == K_EVENT) {
-		if (num(f[1], &r->start) || num32(f[2], &r->stream))
+		if (num(f[1], &r->start) || num32(f[2], &r->stream) || num32(f[3], &r->event))
 			return "bad number";
 		r->end = r->start;
 		return NULL;
@@ -460,7 +460,8 @@ static const char *line_copy(char *copy, const char *line, size_t ll)
  * declarations. Return 0, or 3 after one line on stderr saying why. */
 static int read_lines(const char *path, struct trace *t)
 {
-	size_t cap_r = 0, cap_m = 0, cap_s = 0, cap_d = 0, cap_c = 0, lineno = 0;
+	size_t cap_r = 0, cap_m = 0, cap_s = 0, cap_d = 0, cap_c = 0, cap_k = 0, lineno = 0;
+	int last_mark = 0; /* the line before was a `record` line */
 	char *f[MAX_FIELDS + 1];
 	char copy[64];
 	int saw_end = 0;
@@ -485,9 +486,9 @@ static int read_lines(const char *path, struct trace *t)
 				fprintf(stderr, "%s: not a streamtrace file\n", path);
 				return 3;
 			}
-			if (v < 1 || v > 4) {
+			if (v < 1 || v > 5) {
 				fprintf(stderr, "%s: streamtrace format %u; this tool reads "
-					"formats 1 to 4\n", path, v);
+					"formats 1 to 5\n", path, v);
 				return 3;
 			}
 			t->version = (int)v;
@@ -498,6 +499,8 @@ static int read_lines(const char *path, struct trace *t)
 		if (saw_end)
 			return bad_line(path, lineno, line_copy(copy, line, ll), "after the end line");
 		int n = split(line, f);
+		int after_mark = last_mark;
+		last_mark = 0;
 		if (strcmp(f[0], "meta") == 0) {
 			if (n != 3)
 				return bad_line(path, lineno, line_copy(copy, line, ll), "wrong number of fields");
@@ -564,6 +567,46 @@ static int read_lines(const char *path, struct trace *t)
 				return bad_line(path, lineno, line_copy(copy, line, ll),
 						"an error line belongs right after its api line");
 			r->ret = code;
+		} else if (strcmp(f[0], "record") == 0 && t->version >= 5) {
+			/* record DEVICE STREAM EVENT CORR: an untimed event record */
+			struct mark m = { 0, 0, 0, 0, 0, 0 };
+			if (n != 5 || num32(f[1], &m.device) || num32(f[2], &m.stream) ||
+			    num32(f[3], &m.event) || num32(f[4], &m.corr))
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad record line");
+			if (grow((void **)&t->marks, &cap_k, t->nmarks, sizeof m))
+				goto oom;
+			t->marks[t->nmarks++] = m;
+			last_mark = 1;
+			continue;
+		} else if (strcmp(f[0], "link") == 0 && t->version >= 5) {
+			/* link EVENT SYNCID, after an event, record, or event sync */
+			struct rec *r = t->n ? &t->recs[t->n - 1] : NULL;
+			struct mark *m = after_mark ? &t->marks[t->nmarks - 1] : NULL;
+			uint32_t ev;
+			uint64_t id = 0;
+			int known = n == 3 && strcmp(f[2], "-") != 0;
+			if (n != 3 || num32(f[1], &ev) || (known && num(f[2], &id)))
+				return bad_line(path, lineno, line_copy(copy, line, ll), "bad link line");
+			if (m && !m->linked) {
+				if (m->event != ev)
+					return bad_line(path, lineno, line_copy(copy, line, ll),
+							"a link names the event of the record line before it");
+				m->link = id;
+				m->linked = (uint8_t)(known ? 1 : 2);
+			} else if (r && !r->linked &&
+				   (r->kind == K_EVENT ||
+				    (r->kind == K_SYNC && (r->sync == S_WAIT || r->sync == S_EVENT)))) {
+				if (r->kind == K_EVENT && r->event != ev)
+					return bad_line(path, lineno, line_copy(copy, line, ll),
+							"a link names the event of the event line before it");
+				r->event = ev;
+				r->link = id;
+				r->linked = (uint8_t)(known ? 1 : 2);
+			} else {
+				return bad_line(path, lineno, line_copy(copy, line, ll),
+						"a link line belongs right after an event, a record or a wait");
+			}
+			continue;
 		} else if (strcmp(f[0], "end") == 0) {
 			uint64_t nrec;
 			if (n != 3 || num(f[1], &nrec) || num(f[2], &t->dropped))
@@ -593,6 +636,12 @@ static int read_lines(const char *path, struct trace *t)
 oom:
 	fprintf(stderr, "%s: out of memory\n", path);
 	return 3;
+}
+
+static int mark_cmp(const void *pa, const void *pb)
+{
+	const struct mark *a = pa, *b = pb;
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
 }
 
 /* Sort the records; merge the stream declarations; find t0 and t1. */
@@ -649,6 +698,24 @@ static void finish(struct trace *t)
 			if (t->recs[i].kind != K_NVTX)
 				t->recs[i].cur = current_of(t, t->recs[i].corr);
 	}
+	/* Format 5: every event record, timed (an `event` record) or not. */
+	if (t->version >= 5) {
+		size_t nev = 0;
+		for (size_t i = 0; i < t->n; i++)
+			nev += t->recs[i].kind == K_EVENT;
+		struct mark *m = realloc(t->marks, (t->nmarks + nev + 1) * sizeof *m);
+		if (m) {
+			t->marks = m;
+			for (size_t i = 0; i < t->n; i++)
+				if (t->recs[i].kind == K_EVENT) {
+					const struct rec *r = &t->recs[i];
+					struct mark k = { r->corr, r->stream, r->device, r->event,
+							  r->link, r->linked };
+					t->marks[t->nmarks++] = k;
+				}
+			qsort(t->marks, t->nmarks, sizeof *t->marks, mark_cmp);
+		}
+	}
 	if (t->n) {
 		t->t0 = t->recs[0].start;
 		for (size_t i = 0; i < t->n; i++)
@@ -689,6 +756,7 @@ void trace_free(struct trace *t)
 		free(t->devices);
 		free(t->threads);
 		free(t->currents);
+		free(t->marks);
 	}
 	free(t->recs);
 	free(t->win);
