@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # trace-gpu.bats -- the trace tool on a real GPU: capture fixtures/trace-progs/known.cu,
-# kinds.cu, peers.cu, current.cu and graphs.cu, whose structure is known, and lab 01's
+# kinds.cu, peers.cu, current.cu, graphs.cu and waits.cu, whose structure is known, and lab 01's
 # solution; the tool must report exactly that structure. Skipped, with the
 # reason, where there is no nvcc, no CUPTI or no CUDA device (known.cu exits
 # 77 then); the tests of peers.cu and current.cu need two GPUs.
@@ -39,7 +39,7 @@ setup_file() {
 		timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/known.trace" \
 			-- "$d/known" >"$d/run.out" 2>&1 || rrc=$?
 		echo "$rrc" >"$d/run.rc"
-		for p in kinds peers current graphs; do
+		for p in kinds peers current graphs waits; do
 			rrc=0
 			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/fixtures/trace-progs/$p.cu" \
 				>"$d/$p.out" 2>&1 &&
@@ -118,7 +118,7 @@ q() {
 }
 
 @test "on one GPU, every copy and kernel, and every call made with a context, say device 0 was current" {
-	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 4" ]
+	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 5" ]
 	q current gpu
 	[ -n "$output" ] && [ "$(cut -f 11 <<<"$output" | sort -u)" = 0 ]
 	q count gpu --current other; [ "$output" = 0 ]
@@ -279,7 +279,7 @@ overlap_ms() {
 	launched=$(awk '$1 == "elsewhere_launch" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
 	ran_ok=$(awk '$1 == "elsewhere_ran" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
 	echo "this GPU: the launch into a stream of device 1 with device 0 current: $launched; it ran: $ran_ok"
-	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 4" ]
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 5" ]
 	# the two right_kernels: device 0 with 0 current, device 1 with 1 current
 	run -0 "$ST" query "$K" current kernel:right_kernel; echo "$output"
 	[ "${#lines[@]}" -eq 2 ]
@@ -309,7 +309,7 @@ overlap_ms() {
 # refused calls returned.
 @test "graphs.cu: each replayed kernel names its graph and node, and the calls a capture refused say what they returned" {
 	ran graphs
-	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 4" ]
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 5" ]
 	run -0 "$ST" query "$K" graph kernel; echo "$output"
 	[ "${#lines[@]}" -eq 7 ]
 	# six kernels of one graph, three nodes, two launches (the two
@@ -351,4 +351,64 @@ overlap_ms() {
 	run grep $'^meta\tqueues_shared\t' "$d/graphs-q4.trace"
 	echo "$output"
 	[[ $output == *"launched by a graph"* ]]
+}
+
+# ---------------------------------------------------------------- what was guaranteed (ask)
+
+# corr_of NAME: the correlation id of the first kernel NAME of waits.cu.
+corr_of() { "$ST" query "$K" corr "kernel:$1" | awk -F'\t' 'NR == 1 { print $11 }'; }
+
+@test "waits.cu (format 5): every wait and event synchronize names its event and the record it waited for" {
+	ran waits
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 5" ]
+	# each sync of an event is followed by its link, a number: CUPTI tied it
+	run -0 awk -F'\t' 'w { print ($1 == "link" && $3 ~ /^[0-9]+$/) ? "linked" : "UNLINKED: " $0 }
+		{ w = $1 == "sync" && ($6 == "wait" || $6 == "event") }' "$K"
+	echo "$output"
+	[ "$(sort -u <<<"$output")" = linked ] && [ "${#lines[@]}" -eq 4 ]
+	# the event made with cudaEventDisableTiming is there, without a time, twice
+	run -0 grep -c '^record' "$K"; [ "$output" = 2 ]
+}
+
+@test "waits.cu: ask finds each chain the program made, and none where it made none" {
+	ran waits
+	local c at su au sr rr sh ah sb ol
+	c=$("$ST" query "$K" corr h2d --window nvtx:timed | awk -F'\t' 'NR == 1 { print $11 }')
+	at=$(corr_of after_timed) su=$(corr_of spin_untimed) au=$(corr_of after_untimed)
+	sr=$(corr_of spin_race) rr=$(corr_of racer) sh=$(corr_of spin_host) ah=$(corr_of after_host)
+	sb=$(corr_of spin_blocking) ol=$(corr_of on_legacy)
+	run -0 "$ST" ask "$K" "order copy:$c kernel:$at" "order kernel:$su kernel:$au" \
+		"order kernel:$sr kernel:$rr" "order kernel:$sh kernel:$ah" "order kernel:$sb kernel:$ol" \
+		"waits nvtx:host" "waits nvtx:race"
+	echo "$output"
+	[[ ${lines[0]} == "guaranteed	copy:$c (stream order) record:"*" (an event wait) wait:"*" (stream order) kernel:$at" ]]
+	[[ ${lines[1]} == "guaranteed	kernel:$su (stream order) record:"*" (an event wait) wait:"* ]]
+	[[ ${lines[2]} == not-ordered* || ${lines[2]} == observed-only* ]]
+	[[ ${lines[3]} == "guaranteed	kernel:$sh (stream order) record:"*" (a host wait) cudaEventSynchronize:"* ]]
+	[[ ${lines[4]} == "guaranteed	kernel:$sb (the legacy default stream) kernel:$ol" ]]
+	[[ ${lines[5]} == "1	cudaEventSynchronize:"* ]]
+	[ "${lines[6]}" = "0	" ]
+}
+
+@test "kinds.cu and graphs.cu: ask knows the stream kinds and a graph launch" {
+	ran kinds
+	local w1 w2 lg bl nb
+	read -r w1 w2 <<<"$("$ST" query "$K" corr kernel --window nvtx:worker | awk -F'\t' '{ printf "%s ", $11 }')"
+	lg=$("$ST" query "$K" corr kernel --stream default | awk -F'\t' 'NR == 1 { print $11 }')
+	bl=$("$ST" query "$K" corr kernel --stream blocking --window nvtx:kinds | awk -F'\t' 'NR == 1 { print $11 }')
+	nb=$("$ST" query "$K" corr kernel --stream non-blocking | awk -F'\t' 'NR == 1 { print $11 }')
+	run -0 "$ST" ask "$K" "order kernel:$w1 kernel:$w2" "order kernel:$lg kernel:$bl" "order kernel:$lg kernel:$nb"
+	echo "$output"
+	[[ ${lines[0]} == not-ordered* || ${lines[0]} == observed-only* ]]
+	[[ ${lines[1]} == "guaranteed	kernel:$lg (the legacy default stream) kernel:$bl" ]]
+	[[ ${lines[2]} == not-ordered* || ${lines[2]} == observed-only* ]]
+	ran graphs
+	local l1 l2 one
+	read -r l1 l2 <<<"$("$ST" query "$K" graph kernel | awk -F'\t' '$11 != "-" && !s[$13]++ { printf "%s ", $13 }')"
+	one=$("$ST" query "$K" graph kernel | awk -F'\t' '$11 == "-" { print $13; exit }')
+	run -0 "$ST" ask "$K" "order kernel:$l1.1 kernel:$l1.2" "order kernel:$l1.3 kernel:$l2.1" "order kernel:$l2.2 kernel:$one"
+	echo "$output"
+	[[ ${lines[0]} == unknown*"one graph launch"* ]]
+	[[ ${lines[1]} == "guaranteed	kernel:$l1.3 (a graph launch) launch:$l1 (a graph launch) kernel:$l2.1" ]]
+	[[ ${lines[2]} == "guaranteed	kernel:$l2.2 (a graph launch) launch:$l2 (stream order) kernel:$one" ]]
 }

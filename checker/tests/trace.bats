@@ -590,7 +590,7 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	expect "$FX/badheader.trace: not a streamtrace file"
 	run -3 "$ST" summary /dev/null; echo "$output"
 	run -3 "$ST" timeline "$FX/newer.trace"; echo "$output"
-	[[ "$output" == *"format 5; this tool reads formats 1 to 4"* ]]
+	[[ "$output" == *"format 6; this tool reads formats 1 to 5"* ]]
 	run -3 "$ST" summary "$FX/no-such-file.trace"; echo "$output"
 }
 
@@ -637,10 +637,11 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	[[ "$stderr" == *'--width takes 20..1000, not "5"'* ]]
 	run -2 --separate-stderr "$ST" svg "$B" "$W"; echo "$stderr"
 	[[ "$stderr" == *"not also \"$W\""* ]]
-	# help says it all, windows too, in 90 columns
+	# help says it all, windows and the happens-before questions too, in 90
+	# columns
 	run -0 "$ST" help; echo "$output"
 	[[ "$output" == *"--window nvtx:NAME#K+gpu"* && "$output" == *"--from MS --to MS"* ]]
-	fits 90 40
+	fits 90 52
 }
 
 # ---------------------------------------------------------------- renderers
@@ -1217,6 +1218,113 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	[ ! -e t.trace ]
 	run -127 "$ST" run -- ./no-such-program; echo "$output"
 	run -137 "$ST" run -- sh -c 'kill -9 $$'; echo "$output"
+}
+
+# ------------------------------------------------ what was guaranteed (ask)
+
+# hb5.trace (format 5, its comments): copy 10 on non-blocking stream 14,
+# event 4 recorded after it (11), stream 15 told to wait for it (12), kernel
+# 13 on 15; kernel 14 on blocking 13; memset 15 on the legacy stream; kernel
+# 16 on 13; an untimed record of event 5 on 13 (17), 14 waits (18), D2H 19 on
+# 14; cudaStreamSynchronize(14) (20) inside the range "loop"; kernel 21 on 15;
+# a graph launch on 13 (22, two nodes); kernel 23 on 13; a wait on 15 for a
+# record the trace lost (24); kernel 25 on 15; cudaDeviceSynchronize (26).
+@test "ask order: an event wait, the legacy stream, an untimed record and a host wait are chains" {
+	F="$FX/hb5.trace"
+	run -0 "$ST" ask "$F" "order copy:10 kernel:13" "order kernel:14 memset:15" \
+		"order memset:15 kernel:16" "order kernel:16 copy:19" "order copy:19 kernel:21"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"guaranteed	copy:10 (stream order) record:11 (an event wait) wait:12 (stream order) kernel:13" \
+		"guaranteed	kernel:14 (the legacy default stream) memset:15" \
+		"guaranteed	memset:15 (the legacy default stream) kernel:16" \
+		"guaranteed	kernel:16 (stream order) record:17 (an event wait) wait:18 (stream order) copy:19" \
+		"guaranteed	copy:19 (a host wait) cudaStreamSynchronize:20 (queued after the thread's earlier calls) kernel:21")"
+}
+
+@test "ask order: in order by luck is observed-only; a non-blocking stream is not ordered with the legacy one" {
+	F="$FX/hb5.trace"
+	# kernel 13 (3-4 ms) after kernel 14 (1.5-2.5): two streams, no wait;
+	# memset 15 (4.2) after copy 10 (ends 3): 14 is non-blocking
+	run -0 "$ST" ask "$F" "order kernel:14 kernel:13" "order copy:10 memset:15" "order copy:10 kernel:14"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"observed-only	nothing orders kernel:13 after kernel:14; in this run it started 0.500000 ms after the other ended" \
+		"observed-only	nothing orders memset:15 after copy:10; in this run it started 1.200000 ms after the other ended" \
+		"not-ordered	nothing orders kernel:14 after copy:10")"
+}
+
+@test "ask order: a graph launch's nodes come after what came before, the next work after both; between them unknown" {
+	F="$FX/hb5.trace"
+	run -0 "$ST" ask "$F" "order kernel:22.1 kernel:22.2" "order kernel:22.2 kernel:23" "order kernel:16 kernel:22.2"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"unknown	both are nodes of one graph launch (call 22): the graph's own edges are not in the trace" \
+		"guaranteed	kernel:22.2 (a graph launch) launch:22 (stream order) kernel:23" \
+		"guaranteed	kernel:16 (stream order) record:17 (a graph launch) kernel:22.2")"
+}
+
+@test "ask order: a wait for a record the trace lost makes a no unknown, never a yes" {
+	F="$FX/hb5.trace"
+	run -0 "$ST" ask "$F" "order kernel:23 kernel:25" "order kernel:21 kernel:25"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"unknown	wait:24 waited for an event record the trace does not have" \
+		"guaranteed	kernel:21 (stream order) kernel:25")"
+	# a trace older than format 5 links no wait: lab 08's solution (format 2)
+	run -0 "$ST" ask "$RP/08-pytorch/solution/r.trace" "order copy:2521 kernel:2642"
+	[[ "$output" == "unknown	wait:"*"older than format 5"* ]]
+}
+
+@test "ask waits, unordered, and the batch from stdin in one parse" {
+	F="$FX/hb5.trace"
+	run -0 "$ST" ask "$F" - <<<"waits nvtx:loop
+unordered copy:10
+
+unordered kernel:22.1"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"2	cudaStreamSynchronize:20 cudaDeviceSynchronize:26" \
+		"3	kernel:14 memset:15 kernel:16" \
+		"4	kernel:13 kernel:21 kernel:22.2 kernel:25")"
+}
+
+@test "ask: a bad question is answered error and exit status 2, the rest still answered; help lists the questions" {
+	F="$FX/hb5.trace"
+	run -2 "$ST" ask "$F" "order copy:10" "frob" "order copy:x#0 kernel:13" "order copy:10 kernel:13"
+	echo "$output"
+	[ "${lines[0]}" = "error	usage: order A B" ]
+	[ "${lines[1]}" = "error	no such question: frob" ]
+	[[ "${lines[2]}" == "error	not a reference: copy:x#0"* ]]
+	[[ "${lines[3]}" == "guaranteed	"* ]]
+	run -0 "$ST" ask "$F" "order copy:99 kernel:13"
+	[ "$output" = "none	no such record: copy:99" ]
+	run -2 "$ST" ask "$F"
+	[[ "$output" == *"usage: streamtrace ask"* ]]
+	run -0 "$ST" help
+	for q in "order A B" "waits nvtx:NAME[#K]" "unordered A"; do [[ "$output" == *"  $q "* ]]; done
+}
+
+@test "ask: a record by name, KIND:NAME[#K], is the Kth of that kind whose name holds NAME, in the order of the calls" {
+	F="$FX/hb5.trace"
+	run -0 "$ST" ask "$F" "order copy:H2D kernel:k#2" "order copy:D2H kernel:k#4" "order copy:D2H kernel:k#9"
+	echo "$output"
+	# the second k() queued (call 13, stream 15), not the second to start
+	[ "${lines[0]}" = "not-ordered	nothing orders kernel:k#2 after copy:H2D" ]
+	[[ "${lines[1]}" == "guaranteed	copy:19 "*" kernel:21" ]]
+	[ "${lines[2]}" = "none	no such record: kernel:k#9" ]
+	run -0 "$ST" ask "$F" "order kernel:node1 kernel:node2"
+	[[ "$output" == "unknown	both are nodes of one graph launch"* ]]
+}
+
+@test "format 5: a link line belongs after an event, a record or a wait" {
+	F="$BATS_TEST_TMPDIR/bad.trace"
+	printf 'streamtrace 5\napi\t1\t2\t1\t5\tcudaFree\nlink\t3\t7\nend\t1\t0\n' >"$F"
+	run -3 "$ST" ask "$F" "waits nvtx:x"; echo "$output"
+	[[ "$output" == *":3: not a streamtrace record"*"a link line belongs right after"* ]]
+	printf 'streamtrace 4\nrecord\t0\t13\t5\t17\nend\t0\t0\n' >"$F"
+	run -3 "$ST" query "$F" count gpu; echo "$output"
+	[[ "$output" == *"not a streamtrace record"* ]]
 }
 
 # ---------------------------------------------------------------- speed

@@ -8,6 +8,7 @@
  *   streamtrace svg FILE [-o OUT] [WINDOW]
  *   streamtrace summary [--width N] [WINDOW] FILE
  *   streamtrace query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW]
+ *   streamtrace ask FILE QUESTION... | ask FILE -   (what was guaranteed)
  *   WINDOW: --window nvtx:NAME[*][#K|#last][+gpu] (repeatable), or --from MS --to MS
  *
  * Exit status: 0 ok; 2 bad command line; 3 unreadable or malformed trace;
@@ -41,6 +42,7 @@ static const char usage_text[] =
 	"  svg FILE [-o OUT] [WINDOW]        SVG of the timeline\n"
 	"  summary [--width N] [WINDOW] FILE counts, bandwidth, overlap, streams at once\n"
 	"  query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW]\n"
+	"  ask FILE QUESTION... | ask FILE -  what the program guaranteed (below)\n"
 	"questions: count total union span bytes bandwidth durations streams list SEL;\n"
 	"           events SEL (each record with the CUDA events around it on its stream);\n"
 	"           current SEL (each record with the device current at the call that\n"
@@ -77,6 +79,7 @@ static const char *const cmd_usage[][2] = {
 	{ "svg", "svg FILE [-o OUT] [WINDOW]" },
 	{ "summary", "summary [--width N] [WINDOW] FILE" },
 	{ "query", "query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW]" },
+	{ "ask", "ask FILE QUESTION... | ask FILE - (questions on stdin)" },
 };
 
 static int usage(const char *why)
@@ -84,6 +87,7 @@ static int usage(const char *why)
 	if (why)
 		fprintf(stderr, "streamtrace: %s\n", why);
 	fputs(usage_text, stderr);
+	ask_usage(stderr);
 	return 2;
 }
 
@@ -364,6 +368,20 @@ static int cmd_query(int argc, char **argv)
 	return rc;
 }
 
+/* `ask FILE QUESTION...`: one parse, one model, every answer. */
+static int cmd_ask(int argc, char **argv)
+{
+	struct trace t;
+	if (argc < 2 || argv[0][0] == '-')
+		return bad("ask", "%s", argc < 2 ? "FILE and a question (or -)" : "FILE comes first");
+	int rc = trace_load(argv[0], &t);
+	if (rc)
+		return rc;
+	rc = ask_main(&t, argc - 1, argv + 1);
+	trace_free(&t);
+	return rc;
+}
+
 /* timeline, json, svg, summary. */
 static int cmd_draw(const char *cmd, int argc, char **argv)
 {
@@ -407,8 +425,11 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		fputs(usage_text, stdout);
+		ask_usage(stdout);
 		return 0;
 	}
+	if (strcmp(cmd, "ask") == 0)
+		return cmd_ask(argc - 2, argv + 2);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 2, argv + 2);
 	if (strcmp(cmd, "query") == 0)
@@ -417,6 +438,6 @@ int main(int argc, char **argv)
 	    strcmp(cmd, "svg") == 0 || strcmp(cmd, "summary") == 0)
 		return cmd_draw(cmd, argc - 2, argv + 2);
 	fprintf(stderr, "streamtrace: unknown command \"%s\"\n"
-		"usage: streamtrace run|timeline|json|svg|summary|query|help ...\n", cmd);
+		"usage: streamtrace run|timeline|json|svg|summary|query|ask|help ...\n", cmd);
 	return 2;
 }

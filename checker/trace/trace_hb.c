@@ -1,0 +1,930 @@
+/*
+ * trace_hb.c -- what the program guaranteed, not what the GPU happened to
+ * do: a happens-before model of a trace, and `streamtrace ask`.
+ *
+ * The model. Every GPU record (kernel, copy, memset), every event record
+ * (cudaEventRecord), every wait queued in a stream (cudaStreamWaitEvent) and
+ * every runtime call is a node. B is guaranteed after A when a chain of
+ * these edges leads from A to B, each one an order that the CUDA
+ * Programming Guide ("Asynchronous Concurrent Execution") promises:
+ *   - stream order: the work of one stream runs in the order it was queued
+ *     (the calls' correlation ids: CUPTI numbers the calls as they begin);
+ *   - the call that queues work comes before the work, and a host thread's
+ *     calls come one after the other (program order);
+ *   - the legacy default stream: work queued on it waits for the work queued
+ *     before on the device's blocking streams (created without
+ *     cudaStreamNonBlocking, and the per-thread default streams), and their
+ *     work queued after waits for it;
+ *   - an event: a wait queued in a stream (cudaStreamWaitEvent) comes after
+ *     the work queued before the event's record on the record's stream, on
+ *     any device; CUPTI's cudaEventSyncId ties the wait to that very record
+ *     (format 5);
+ *   - host waits: cudaStreamSynchronize, cudaEventSynchronize,
+ *     cudaDeviceSynchronize and the waits CUPTI records inside other calls
+ *     (a `sync` record of the call) come after what they waited for; a
+ *     synchronous cudaMemcpy returns after its copy when it copies to the
+ *     host or from pinned memory (Runtime API, "API synchronization
+ *     behavior");
+ *   - a graph launch: its nodes come after the work queued before it on its
+ *     stream, and the work queued after waits for all of them. The graph's
+ *     own edges between its nodes are not in the trace: two nodes of one
+ *     launch are "unknown".
+ *   - a cudaStreamQuery or cudaEventQuery that returned cudaSuccess (the
+ *     work was done; CUPTI records a query as a synchronize; format 4 and
+ *     later say what a call returned): not a wait, but what it found done
+ *     is before the calls after it.
+ * Nothing else orders: two host threads are not ordered (only events and
+ * host waits join them).
+ *
+ * How: the nodes in the order their calls were made (correlation id) are an
+ * order every edge agrees with, so one pass gives each node a vector clock,
+ * one entry per stream and per host thread; A is before B when B's clock
+ * has reached A's place in A's own stream or thread. Each node keeps its
+ * edges, so a "yes" is shown as the chain that proves it.
+ *
+ * Where the trace cannot tell (a wait with no known event record: a trace
+ * older than format 5, or records CUPTI dropped), an answer that is not
+ * "guaranteed" is "unknown", never "yes".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The slack of "observed": as trace_query.c's order (CUPTI stamps a
+ * kernel's end a little after the work waiting for it may begin). */
+#define OBS_SLACK_NS 5000u
+
+enum item_kind { I_GPU, I_MARK, I_WAIT, I_CALL, I_JOIN };
+
+/* Why one node follows another (an edge of the model). */
+enum edge {
+	E_STREAM,  /* stream order */
+	E_ISSUE,   /* the host thread's calls before the call that queued it */
+	E_THREAD,  /* the thread's call before */
+	E_LEGACY,  /* the legacy default stream against a blocking stream */
+	E_EVENT,   /* a wait for an event's record */
+	E_HOST,    /* a host wait: stream, event or device synchronize */
+	E_COPY,    /* a synchronous copy returned after its copy */
+	E_GRAPH,   /* the work before a graph launch, or all of its nodes */
+	E_QUERY,   /* a cudaEventQuery or cudaStreamQuery that returned cudaSuccess */
+};
+
+static const char *const edge_words[] = {
+	"stream order", "queued after the thread's earlier calls", "program order",
+	"the legacy default stream", "an event wait", "a host wait",
+	"a synchronous copy", "a graph launch", "a query that found it done",
+};
+
+/* A node. I_JOIN: where a graph launch's nodes meet again in its stream
+ * (not in the trace: what the work queued after the launch waits for). */
+struct item {
+	const struct rec *r;  /* the record; NULL for an untimed event record */
+	const struct mark *m; /* an event record (I_MARK) */
+	uint32_t corr, stream, device, tid;
+	uint32_t agent, seq;  /* its place: which stream or thread, how far */
+	uint32_t pred0, npred;
+	uint8_t kind;
+	uint8_t unlinked;     /* a wait, or a call that waited for an event,
+			       * whose event record is not known */
+	uint8_t waited;       /* a call that waited for the GPU */
+};
+
+struct pred {
+	uint32_t item;
+	uint8_t why;
+};
+
+struct agent {
+	uint32_t id;      /* stream id or thread id */
+	uint8_t thread;   /* 1: a host thread */
+	uint8_t legacy;   /* a legacy default stream */
+	uint8_t blocking; /* a stream that synchronises with the legacy one */
+	uint32_t device;
+	int64_t last;     /* its last node so far (-1: none) */
+	uint32_t seq;
+	int64_t pts;      /* a thread: the agent of its per-thread stream */
+};
+
+/* An index from a key (an event id, a link, a correlation id) to a node or
+ * a record, sorted by key. */
+struct key {
+	uint64_t key;
+	size_t at;
+};
+
+struct hb {
+	const struct trace *t;
+	struct item *it;
+	size_t n;
+	struct agent *ag;
+	size_t na;
+	uint32_t *vc;     /* n rows of na */
+	struct pred *pr;
+	size_t npr, cappr;
+	struct key *links; /* event records by link */
+	size_t nlinks;
+	struct key *syncs; /* the host-wait sync records by corr */
+	size_t nsyncs;
+	struct key *evlast; /* per event id, its latest record so far */
+	size_t nev;
+	size_t *unlinked;   /* the nodes with a wait whose record is unknown */
+	size_t nunlinked;
+	int per_thread;   /* meta default_stream_per_thread */
+};
+
+static uint32_t *row(const struct hb *h, size_t i) { return h->vc + i * h->na; }
+
+static int key_cmp(const void *pa, const void *pb)
+{
+	const struct key *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* The first entry of v[0..n) with key k; n if none. */
+static size_t key_find(const struct key *v, size_t n, uint64_t k)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].key < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].key == k ? lo : n;
+}
+
+static int item_cmp(const void *pa, const void *pb)
+{
+	const struct item *a = pa, *b = pb;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	/* within one call: what it queued, then the call (it returns last) */
+	if ((a->kind == I_CALL) != (b->kind == I_CALL))
+		return a->kind == I_CALL ? 1 : -1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	uint64_t sa = a->r ? a->r->start : 0, sb = b->r ? b->r->start : 0;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	uint32_t la = a->r ? a->r->line : 0, lb = b->r ? b->r->line : 0;
+	return la < lb ? -1 : la > lb;
+}
+
+static int64_t agent_of(const struct hb *h, uint32_t id, int thread)
+{
+	for (size_t i = 0; i < h->na; i++)
+		if (h->ag[i].id == id && h->ag[i].thread == thread)
+			return (int64_t)i;
+	return -1;
+}
+
+static int add_agent(struct hb *h, uint32_t id, int thread, size_t *cap)
+{
+	if (agent_of(h, id, thread) >= 0)
+		return 0;
+	if (h->na == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct agent *a = realloc(h->ag, nc * sizeof *a);
+		if (!a)
+			return -1;
+		h->ag = a;
+		*cap = nc;
+	}
+	struct agent a = { id, (uint8_t)thread, 0, 0, NO_DEVICE, -1, 0, -1 };
+	if (!thread) {
+		struct stream_decl d = trace_stream(h->t, id);
+		a.device = d.device;
+		a.legacy = d.kind == ST_DEFAULT;
+		a.blocking = d.kind == ST_PER_THREAD ||
+			     (d.kind == ST_CREATED && d.sync == SY_BLOCKING);
+	}
+	h->ag[h->na++] = a;
+	return 0;
+}
+
+static int add_pred(struct hb *h, struct item *x, int64_t from, int why)
+{
+	if (from < 0)
+		return 0;
+	for (uint32_t p = x->pred0; p < x->pred0 + x->npred; p++)
+		if (h->pr[p].item == (uint32_t)from)
+			return 0;
+	if (h->npr == h->cappr) {
+		size_t nc = h->cappr ? h->cappr * 2 : 1024;
+		struct pred *p = realloc(h->pr, nc * sizeof *p);
+		if (!p)
+			return -1;
+		h->pr = p;
+		h->cappr = nc;
+	}
+	h->pr[h->npr].item = (uint32_t)from;
+	h->pr[h->npr++].why = (uint8_t)why;
+	x->npred++;
+	return 0;
+}
+
+/* The node of the event record a wait or event synchronize r waited for:
+ * by CUPTI's link, else the latest record of the same event queued before
+ * it. -1: none known (*unlinked set where one should be there). */
+static int64_t record_of(const struct hb *h, const struct rec *r, uint8_t *unlinked)
+{
+	size_t k;
+	if (!r->linked) {
+		*unlinked = 1;
+		return -1;
+	}
+	if (r->linked == 1) {
+		k = key_find(h->links, h->nlinks, r->link);
+		if (k < h->nlinks)
+			return (int64_t)h->links[k].at;
+		*unlinked = 1; /* a link to no record: the record was lost */
+		return -1;
+	}
+	k = key_find(h->evlast, h->nev, r->event);
+	if (k < h->nev && h->evlast[k].at != SIZE_MAX)
+		return (int64_t)h->evlast[k].at;
+	return -1; /* never recorded: the wait waits for nothing */
+}
+
+static void hb_free(struct hb *h)
+{
+	free(h->it);
+	free(h->ag);
+	free(h->vc);
+	free(h->pr);
+	free(h->links);
+	free(h->syncs);
+	free(h->evlast);
+	free(h->unlinked);
+	memset(h, 0, sizeof *h);
+}
+
+/* The nodes, in the order of their calls, with a join after the nodes of
+ * each graph launch. */
+static int hb_nodes(const struct trace *t, struct hb *h)
+{
+	size_t n = 0, cap = t->n + t->nmarks + 1;
+	struct item *raw = calloc(cap, sizeof *raw);
+	struct key *timed = calloc(t->n + 1, sizeof *timed);
+	size_t ntimed = 0;
+	if (!raw || !timed)
+		goto fail;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->recs[i].kind == K_EVENT)
+			timed[ntimed++] = (struct key){ ((uint64_t)t->recs[i].corr << 32) |
+							t->recs[i].event, i };
+	qsort(timed, ntimed, sizeof *timed, key_cmp);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct rec *r = &t->recs[i];
+		struct item x = { r, NULL, r->corr, r->stream, r->device, NO_THREAD,
+				  0, 0, 0, 0, 0, 0, 0 };
+		if (r->kind == K_COPY || r->kind == K_KERNEL || r->kind == K_MEMSET)
+			x.kind = I_GPU;
+		else if (r->kind == K_SYNC && r->sync == S_WAIT && r->stream != NO_STREAM)
+			x.kind = I_WAIT;
+		else if (r->kind == K_API && r->corr)
+			x.kind = I_CALL;
+		else
+			continue;
+		if (x.kind != I_CALL && x.stream == NO_STREAM)
+			continue;
+		x.tid = x.kind == I_CALL ? r->tid : trace_thread_of(t, r);
+		raw[n++] = x;
+	}
+	for (size_t i = 0; i < t->nmarks; i++) {
+		const struct mark *m = &t->marks[i];
+		struct item x = { NULL, m, m->corr, m->stream, m->device, NO_THREAD,
+				  0, 0, 0, 0, I_MARK, 0, 0 };
+		struct rec probe;
+		memset(&probe, 0, sizeof probe);
+		probe.corr = m->corr;
+		x.tid = trace_thread_of(t, &probe);
+		size_t k = key_find(timed, ntimed, ((uint64_t)m->corr << 32) | m->event);
+		if (k < ntimed)
+			x.r = &t->recs[timed[k].at]; /* a timed record: its time */
+		raw[n++] = x;
+	}
+	qsort(raw, n, sizeof *raw, item_cmp);
+	size_t joins = 0;
+	for (size_t i = 0; i < n; i++)
+		joins += raw[i].kind == I_GPU && raw[i].r->graph &&
+			 (i + 1 == n || raw[i + 1].corr != raw[i].corr ||
+			  raw[i + 1].stream != raw[i].stream || raw[i + 1].kind != I_GPU);
+	h->it = calloc(n + joins + 1, sizeof *h->it);
+	if (!h->it)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		h->it[h->n++] = raw[i];
+		if (raw[i].kind == I_GPU && raw[i].r->graph &&
+		    (i + 1 == n || raw[i + 1].corr != raw[i].corr ||
+		     raw[i + 1].stream != raw[i].stream || raw[i + 1].kind != I_GPU)) {
+			struct item j = raw[i];
+			j.r = NULL;
+			j.kind = I_JOIN;
+			h->it[h->n++] = j;
+		}
+	}
+	free(raw);
+	free(timed);
+	return 0;
+fail:
+	free(raw);
+	free(timed);
+	return -1;
+}
+
+/* Build the model of t (the whole trace, not a view). Return 0, or -1 (said
+ * on stderr). */
+static int hb_build(const struct trace *t, struct hb *h)
+{
+	size_t cap_a = 0;
+	memset(h, 0, sizeof *h);
+	h->t = t;
+	const char *pt = trace_meta(t, "default_stream_per_thread");
+	h->per_thread = pt && strcmp(pt, "1") == 0;
+	if (hb_nodes(t, h))
+		goto oom;
+	size_t n = h->n;
+	for (size_t i = 0; i < n; i++) {
+		struct item *x = &h->it[i];
+		if ((x->kind != I_CALL && add_agent(h, x->stream, 0, &cap_a)) ||
+		    (x->tid != NO_THREAD && add_agent(h, x->tid, 1, &cap_a)))
+			goto oom;
+	}
+	if (n && h->na > ((size_t)1 << 28) / n) {
+		fprintf(stderr, "%s: too large for the happens-before model "
+			"(%zu nodes, %zu streams and threads)\n", t->path, n, h->na);
+		hb_free(h);
+		return -1;
+	}
+	h->vc = calloc(n * h->na + 1, sizeof *h->vc);
+	h->links = calloc(n + 1, sizeof *h->links);
+	h->evlast = calloc(n + 1, sizeof *h->evlast);
+	h->syncs = calloc(t->n + 1, sizeof *h->syncs);
+	h->unlinked = calloc(n + 1, sizeof *h->unlinked);
+	if (!h->vc || !h->links || !h->evlast || !h->syncs || !h->unlinked)
+		goto oom;
+	for (size_t i = 0; i < n; i++)
+		if (h->it[i].kind == I_MARK) {
+			if (h->it[i].m->linked == 1)
+				h->links[h->nlinks++] = (struct key){ h->it[i].m->link, i };
+			h->evlast[h->nev++] = (struct key){ h->it[i].m->event, SIZE_MAX };
+		}
+	qsort(h->links, h->nlinks, sizeof *h->links, key_cmp);
+	qsort(h->evlast, h->nev, sizeof *h->evlast, key_cmp);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->recs[i].kind == K_SYNC && t->recs[i].sync != S_WAIT)
+			h->syncs[h->nsyncs++] = (struct key){ t->recs[i].corr, i };
+	qsort(h->syncs, h->nsyncs, sizeof *h->syncs, key_cmp);
+
+	for (size_t i = 0; i < n; i++) {
+		struct item *x = &h->it[i];
+		x->pred0 = (uint32_t)h->npr;
+		int64_t self = x->kind == I_CALL ? agent_of(h, x->tid, 1)
+						 : agent_of(h, x->stream, 0);
+		int64_t th = x->tid != NO_THREAD ? agent_of(h, x->tid, 1) : -1;
+		struct agent *a = &h->ag[self];
+		int graph = x->kind == I_GPU && x->r->graph;
+		int rc = 0;
+		if (x->kind == I_CALL) {
+			rc |= add_pred(h, x, a->last, E_THREAD);
+			/* CUPTI records a query as a synchronize: it is one only
+			 * where it returned cudaSuccess (format 4 says), and then
+			 * not a wait */
+			int query = strcmp(x->r->name, "cudaEventQuery") == 0 ||
+				    strcmp(x->r->name, "cudaStreamQuery") == 0;
+			int why = query ? E_QUERY : E_HOST;
+			if (query && (t->version < 4 || x->r->ret))
+				goto synced;
+			for (size_t k = key_find(h->syncs, h->nsyncs, x->corr);
+			     k < h->nsyncs && h->syncs[k].key == x->corr; k++) {
+				const struct rec *s = &t->recs[h->syncs[k].at];
+				x->waited |= !query && s->sync != S_UNKNOWN;
+				if (s->sync == S_STREAM) {
+					int64_t sa = agent_of(h, s->stream, 0);
+					/* under --default-stream per-thread CUPTI names the
+					 * legacy stream for cudaStreamSynchronize(0): the
+					 * thread's own stream is the one waited for */
+					if (sa >= 0 && h->ag[sa].legacy && h->per_thread && a->pts >= 0)
+						rc |= add_pred(h, x, h->ag[a->pts].last, why);
+					if (sa >= 0)
+						rc |= add_pred(h, x, h->ag[sa].last, why);
+				} else if (s->sync == S_EVENT) {
+					rc |= add_pred(h, x, record_of(h, s, &x->unlinked), why);
+				} else if (s->sync == S_CONTEXT) {
+					for (size_t b = 0; b < h->na; b++)
+						if (!h->ag[b].thread && h->ag[b].device == s->device)
+							rc |= add_pred(h, x, h->ag[b].last, why);
+				}
+			}
+		synced:
+			/* a synchronous copy to the host, or from pinned memory */
+			for (size_t j = i; j-- > 0 && h->it[j].corr == x->corr;) {
+				const struct rec *c = h->it[j].r;
+				if (h->it[j].kind == I_GPU && c->kind == K_COPY && !c->async &&
+				    (c->dir == D_D2H || (c->dir == D_H2D && c->src == M_PINNED))) {
+					rc |= add_pred(h, x, (int64_t)j, E_COPY);
+					x->waited = 1;
+				}
+			}
+		} else if (x->kind == I_JOIN) {
+			for (size_t j = i; j-- > 0 && h->it[j].corr == x->corr &&
+					   h->it[j].kind == I_GPU;)
+				rc |= add_pred(h, x, (int64_t)j, E_GRAPH);
+		} else {
+			rc |= add_pred(h, x, a->last, graph ? E_GRAPH : E_STREAM);
+			if (th >= 0) {
+				rc |= add_pred(h, x, h->ag[th].last, E_ISSUE);
+				if (trace_stream(t, x->stream).kind == ST_PER_THREAD)
+					h->ag[th].pts = self;
+			}
+			if (a->legacy) {
+				for (size_t b = 0; b < h->na; b++)
+					if (h->ag[b].blocking && h->ag[b].device == a->device)
+						rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
+			} else if (a->blocking) {
+				for (size_t b = 0; b < h->na; b++)
+					if (h->ag[b].legacy && h->ag[b].device == a->device)
+						rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
+			}
+			if (x->kind == I_WAIT)
+				rc |= add_pred(h, x, record_of(h, x->r, &x->unlinked), E_EVENT);
+		}
+		if (rc)
+			goto oom;
+		if (x->unlinked)
+			h->unlinked[h->nunlinked++] = i;
+		/* the clock: the join of the edges', then its own place */
+		uint32_t *v = row(h, i);
+		for (uint32_t p = x->pred0; p < x->pred0 + x->npred; p++) {
+			const uint32_t *w = row(h, h->pr[p].item);
+			for (size_t k = 0; k < h->na; k++)
+				if (w[k] > v[k])
+					v[k] = w[k];
+		}
+		x->agent = (uint32_t)self;
+		if (graph) {
+			/* a node of a graph launch: after the work before the
+			 * launch, not after the other nodes; its place is the
+			 * join's, so what comes after the join comes after it */
+			x->seq = a->seq + 1;
+		} else {
+			x->seq = ++a->seq;
+			v[self] = x->seq;
+			a->last = (int64_t)i;
+		}
+		if (x->kind == I_MARK) {
+			size_t k = key_find(h->evlast, h->nev, x->m->event);
+			if (k < h->nev)
+				h->evlast[k].at = i;
+		}
+	}
+	return 0;
+oom:
+	fprintf(stderr, "%s: out of memory\n", t->path);
+	hb_free(h);
+	return -1;
+}
+
+/* Is node a before node b? */
+static int before(const struct hb *h, size_t a, size_t b)
+{
+	return a != b && row(h, b)[h->it[a].agent] >= h->it[a].seq;
+}
+
+/* ------------------------------------------------------------------------ */
+/* References and answers                                                    */
+/* ------------------------------------------------------------------------ */
+
+static const char *item_word(const struct item *x)
+{
+	switch (x->kind) {
+	case I_GPU:
+		return kind_name(x->r->kind);
+	case I_MARK:
+		return "record";
+	case I_WAIT:
+		return "wait";
+	case I_JOIN:
+		return "launch";
+	default:
+		return "api";
+	}
+}
+
+static int kind_match(const struct item *x, int k)
+{
+	switch (k) {
+	case 0: return x->kind == I_GPU && x->r->kind == K_KERNEL;
+	case 1: return x->kind == I_GPU && x->r->kind == K_COPY;
+	case 2: return x->kind == I_GPU && x->r->kind == K_MEMSET;
+	case 3: return x->kind == I_GPU;
+	case 4: return x->kind == I_MARK;
+	case 5: return x->kind == I_WAIT;
+	default: return x->kind == I_CALL;
+	}
+}
+
+/* A reference by name, KIND:NAME[#K] (NAME not a number): the Kth (default
+ * first) node of that kind, in the order the calls were made, whose name
+ * holds NAME (a kernel's name; a copy's H2D D2H D2D P2P; a call's name). */
+static int64_t find_named(const struct hb *h, int k, const char *s)
+{
+	char name[256];
+	const char *hash = strrchr(s, '#');
+	unsigned long nth = 1;
+	size_t len = hash ? (size_t)(hash - s) : strlen(s);
+	if (hash) {
+		char *e;
+		nth = strtoul(hash + 1, &e, 10);
+		if (e == hash + 1 || *e || nth == 0)
+			return -2;
+	}
+	if (len == 0 || len >= sizeof name || k == 4 || k == 5)
+		return -2;
+	memcpy(name, s, len);
+	name[len] = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct item *x = &h->it[i];
+		const char *xn = !x->r ? NULL : x->r->kind == K_COPY ? dir_name(x->r->dir) : x->r->name;
+		if (kind_match(x, k) && xn && strstr(xn, name) && --nth == 0)
+			return (int64_t)i;
+	}
+	return -1;
+}
+
+/* A reference KIND:CORR[.N]: the Nth (default first) node of that kind of
+ * call CORR; or KIND:NAME[#K] (find_named). KIND: kernel copy memset gpu
+ * record wait api. -1: none, -2: not a reference. */
+static int64_t find_ref(const struct hb *h, const char *s)
+{
+	static const char *const kinds[] = { "kernel", "copy", "memset", "gpu",
+					     "record", "wait", "api" };
+	const char *colon = strchr(s, ':');
+	int k = -1;
+	if (!colon)
+		return -2;
+	for (int i = 0; i < 7; i++)
+		if ((size_t)(colon - s) == strlen(kinds[i]) &&
+		    strncmp(s, kinds[i], strlen(kinds[i])) == 0)
+			k = i;
+	char *e;
+	unsigned long corr = strtoul(colon + 1, &e, 10), nth = 1;
+	if (k < 0)
+		return -2;
+	if (e == colon + 1)
+		return find_named(h, k, colon + 1);
+	if (*e == '.') {
+		const char *d = e + 1;
+		nth = strtoul(d, &e, 10);
+		if (e == d || nth == 0)
+			return -2;
+	}
+	if (*e)
+		return -2;
+	size_t lo = 0, hi = h->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (h->it[mid].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < h->n && h->it[i].corr == corr; i++)
+		if (kind_match(&h->it[i], k) && --nth == 0)
+			return (int64_t)i;
+	return -1;
+}
+
+static void put_ref(FILE *f, const struct hb *h, size_t i)
+{
+	const struct item *x = &h->it[i];
+	size_t nth = 1, of = 0;
+	if (x->kind == I_CALL) {
+		fprintf(f, "%s:%u", x->r->name, x->corr);
+		return;
+	}
+	/* KIND:CORR.N where several of that kind share the call */
+	for (size_t j = i; j-- > 0 && h->it[j].corr == x->corr;)
+		nth += h->it[j].kind == x->kind &&
+		       (x->kind != I_GPU || h->it[j].r->kind == x->r->kind);
+	for (size_t j = i + 1; j < h->n && h->it[j].corr == x->corr; j++)
+		of += h->it[j].kind == x->kind &&
+		      (x->kind != I_GPU || h->it[j].r->kind == x->r->kind);
+	if (nth > 1 || of)
+		fprintf(f, "%s:%u.%zu", item_word(x), x->corr, nth);
+	else
+		fprintf(f, "%s:%u", item_word(x), x->corr);
+}
+
+/* The chain that makes a before b, from b back to a, printed from a on:
+ * "copy:81 (stream order) kernel:90", runs of one stream kept short. */
+static void put_chain(FILE *f, const struct hb *h, size_t a, size_t b)
+{
+	size_t cap = 64, n = 0;
+	size_t *path = malloc(cap * sizeof *path);
+	uint8_t *why = malloc(cap);
+	size_t cur = b;
+	while (path && why && cur != a) {
+		const struct item *x = &h->it[cur];
+		size_t next = cur;
+		uint8_t w = 0;
+		/* a itself, else a step along the same stream or thread, else
+		 * the first edge that leads back to a */
+		int best = 3;
+		for (uint32_t p = x->pred0; p < x->pred0 + x->npred && best; p++) {
+			size_t q = h->pr[p].item;
+			uint8_t pw = h->pr[p].why;
+			int rank = q == a ? 0 : !before(h, a, q) ? 4
+				: (pw == E_STREAM || pw == E_THREAD || pw == E_GRAPH) ? 1 : 2;
+			if (rank < best) {
+				best = rank;
+				next = q;
+				w = pw;
+			}
+		}
+		if (next == cur)
+			break;
+		if (n + 1 >= cap) {
+			cap *= 2;
+			size_t *np = realloc(path, cap * sizeof *path);
+			uint8_t *nw = np ? realloc(why, cap) : NULL;
+			if (np)
+				path = np;
+			if (!nw)
+				break;
+			why = nw;
+		}
+		path[n] = cur;
+		why[n++] = w;
+		cur = next;
+	}
+	if (!path || !why) {
+		fputs("(out of memory)", f);
+	} else {
+		put_ref(f, h, a);
+		for (size_t i = n; i-- > 0;) {
+			/* leave out the middle of a run along one stream or thread */
+			if (i > 0 && why[i] == why[i - 1] &&
+			    (why[i] == E_STREAM || why[i] == E_THREAD))
+				continue;
+			fprintf(f, " (%s) ", edge_words[why[i]]);
+			put_ref(f, h, path[i]);
+		}
+	}
+	free(path);
+	free(why);
+}
+
+/* Why a "no" may be wrong: a wait whose record is not known, that b is
+ * after (or is), queued after a. Returns its node, or -1. */
+static int64_t unknown_wait(const struct hb *h, size_t a, size_t b)
+{
+	for (size_t k = 0; k < h->nunlinked; k++) {
+		size_t w = h->unlinked[k];
+		if (h->it[w].corr > h->it[a].corr && (w == b || before(h, w, b)))
+			return (int64_t)w;
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Questions                                                                 */
+/* ------------------------------------------------------------------------ */
+
+struct question {
+	const char *name, *args;
+	int nargs;
+	int (*run)(const struct hb *h, char **argv, FILE *f);
+	const char *help;
+};
+
+static int q_order(const struct hb *h, char **argv, FILE *f)
+{
+	int64_t a = find_ref(h, argv[0]), b = find_ref(h, argv[1]);
+	if (a == -2 || b == -2) {
+		fprintf(f, "error\tnot a reference: %s (KIND:CORR[.N] or KIND:NAME[#K], KIND one of "
+			"kernel copy memset gpu record wait api)\n", a == -2 ? argv[0] : argv[1]);
+		return 2;
+	}
+	if (a < 0 || b < 0) {
+		fprintf(f, "none\tno such record: %s\n", a < 0 ? argv[0] : argv[1]);
+		return 0;
+	}
+	if (a == b) {
+		fprintf(f, "same\t%s is %s\n", argv[0], argv[1]);
+		return 0;
+	}
+	const struct item *x = &h->it[a], *y = &h->it[b];
+	if (before(h, (size_t)a, (size_t)b)) {
+		fputs("guaranteed\t", f);
+		put_chain(f, h, (size_t)a, (size_t)b);
+		fputc('\n', f);
+		return 0;
+	}
+	if (x->r && y->r && x->corr == y->corr && x->r->graph && y->r->graph) {
+		fprintf(f, "unknown\tboth are nodes of one graph launch (call %u): the "
+			"graph's own edges are not in the trace\n", x->corr);
+		return 0;
+	}
+	int64_t w = unknown_wait(h, (size_t)a, (size_t)b);
+	if (w >= 0) {
+		fputs("unknown\t", f);
+		put_ref(f, h, (size_t)w);
+		fprintf(f, " waited for an event record the trace does not have%s\n",
+			h->t->version < 5 ? " (a trace older than format 5 links no wait "
+					    "to its record)" : "");
+		return 0;
+	}
+	if (h->t->dropped) {
+		fprintf(f, "unknown\tCUPTI dropped %llu records of this trace\n",
+			(unsigned long long)h->t->dropped);
+		return 0;
+	}
+	if (x->r && y->r && x->r->end <= y->r->start + OBS_SLACK_NS) {
+		fprintf(f, "observed-only\tnothing orders %s after %s; in this run it "
+			"started %.6f ms after the other ended\n", argv[1], argv[0],
+			((double)y->r->start - (double)x->r->end) / 1e6);
+		return 0;
+	}
+	fprintf(f, "not-ordered\tnothing orders %s after %s", argv[1], argv[0]);
+	if (before(h, (size_t)b, (size_t)a))
+		fputs(" (it is guaranteed before it)", f);
+	fputc('\n', f);
+	return 0;
+}
+
+/* The Kth (1-based) NVTX range named name, by start; NULL if none. */
+static const struct rec *range_of(const struct trace *t, const char *spec)
+{
+	char name[512];
+	unsigned long k = 1;
+	const char *hash = strrchr(spec, '#');
+	size_t len = hash ? (size_t)(hash - spec) : strlen(spec);
+	if (len >= sizeof name)
+		return NULL;
+	memcpy(name, spec, len);
+	name[len] = 0;
+	if (hash) {
+		char *e;
+		k = strtoul(hash + 1, &e, 10);
+		if (*e || k == 0)
+			return NULL;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->recs[i].kind == K_NVTX && strcmp(t->recs[i].name, name) == 0 &&
+		    --k == 0)
+			return &t->recs[i];
+	return NULL;
+}
+
+/* Did the call at node i wait for GPU work (a host wait, or a synchronous
+ * copy that returned after its copy)? */
+static int host_wait(const struct hb *h, size_t i)
+{
+	return h->it[i].waited;
+}
+
+static int q_waits(const struct hb *h, char **argv, FILE *f)
+{
+	if (strncmp(argv[0], "nvtx:", 5) != 0) {
+		fprintf(f, "error\tnot a range: %s (nvtx:NAME[#K])\n", argv[0]);
+		return 2;
+	}
+	const struct rec *r = range_of(h->t, argv[0] + 5);
+	if (!r) {
+		fprintf(f, "none\tno such range: %s\n", argv[0]);
+		return 0;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct item *x = &h->it[i];
+		n += x->kind == I_CALL && x->tid == r->tid && x->r->start >= r->start &&
+		     x->r->end <= r->end && host_wait(h, i);
+	}
+	fprintf(f, "%zu\t", n);
+	size_t shown = 0;
+	for (size_t i = 0; i < h->n && shown < 8; i++) {
+		const struct item *x = &h->it[i];
+		if (x->kind == I_CALL && x->tid == r->tid && x->r->start >= r->start &&
+		    x->r->end <= r->end && host_wait(h, i)) {
+			fputs(shown++ ? " " : "", f);
+			put_ref(f, h, i);
+		}
+	}
+	fputs(n > shown ? " ...\n" : "\n", f);
+	return 0;
+}
+
+static int q_unordered(const struct hb *h, char **argv, FILE *f)
+{
+	int64_t a = find_ref(h, argv[0]);
+	if (a == -2) {
+		fprintf(f, "error\tnot a reference: %s\n", argv[0]);
+		return 2;
+	}
+	if (a < 0) {
+		fprintf(f, "none\tno such record: %s\n", argv[0]);
+		return 0;
+	}
+	size_t n = 0, shown = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			fprintf(f, "%zu\t", n);
+		for (size_t i = 0; i < h->n; i++) {
+			if (i == (size_t)a || h->it[i].kind != I_GPU ||
+			    before(h, i, (size_t)a) || before(h, (size_t)a, i))
+				continue;
+			if (pass == 0) {
+				n++;
+			} else if (shown < 8) {
+				fputs(shown++ ? " " : "", f);
+				put_ref(f, h, i);
+			}
+		}
+	}
+	fputs(n > shown ? " ...\n" : "\n", f);
+	return 0;
+}
+
+static const struct question questions[] = {
+	{ "order", "A B", 2, q_order,
+	  "is B sure to start after A ended? guaranteed CHAIN, observed-only,\n"
+	  "                       not-ordered, or unknown WHY" },
+	{ "waits", "nvtx:NAME[#K]", 1, q_waits,
+	  "calls in the range (its thread) that waited for the GPU: N, each" },
+	{ "unordered", "A", 1, q_unordered,
+	  "kernels, copies, memsets neither before nor after A: N, 8 of them" },
+};
+#define NQUESTIONS (sizeof questions / sizeof questions[0])
+
+void ask_usage(FILE *f)
+{
+	fputs("ask FILE QUESTION... or ask FILE - (one a line on stdin): what the program\n"
+	      "  guaranteed (stream order, events, host waits, the legacy stream, graphs)\n", f);
+	for (size_t i = 0; i < NQUESTIONS; i++)
+	{
+		char head[64];
+		snprintf(head, sizeof head, "%s %s", questions[i].name, questions[i].args);
+		fprintf(f, "  %-20s %s\n", head, questions[i].help);
+	}
+	fputs("  A, B: KIND:CORR[.N], the Nth record of that kind of call CORR (as query\n"
+	      "  corr prints it), or KIND:NAME[#K], the Kth whose name holds NAME;\n"
+	      "  KIND: kernel copy memset gpu record wait api\n", f);
+}
+
+/* Answer one question (its words in argv); 0, or 2 for a bad question. */
+static int ask_one(const struct hb *h, int argc, char **argv, FILE *f)
+{
+	for (size_t i = 0; i < NQUESTIONS; i++)
+		if (strcmp(argv[0], questions[i].name) == 0) {
+			if (argc - 1 != questions[i].nargs) {
+				fprintf(f, "error\tusage: %s %s\n", questions[i].name,
+					questions[i].args);
+				return 2;
+			}
+			return questions[i].run(h, argv + 1, f);
+		}
+	fprintf(f, "error\tno such question: %s\n", argv[0]);
+	return 2;
+}
+
+/* ask: the questions from argv (each one word list separated by `;` or
+ * given as one argument with spaces), or from stdin with `-`. */
+int ask_main(const struct trace *t, int argc, char **argv)
+{
+	struct hb h;
+	int rc = 0;
+	if (hb_build(t->base ? t->base : t, &h))
+		return 3;
+	char line[4096];
+	int from_stdin = argc == 1 && strcmp(argv[0], "-") == 0;
+	for (int i = 0; from_stdin || i < argc; i++) {
+		if (from_stdin) {
+			if (!fgets(line, sizeof line, stdin))
+				break;
+		} else {
+			snprintf(line, sizeof line, "%s", argv[i]);
+		}
+		char *w[8];
+		int n = 0;
+		for (char *p = strtok(line, " \t\r\n"); p && n < 8; p = strtok(NULL, " \t\r\n"))
+			w[n++] = p;
+		if (n == 0) {
+			if (from_stdin)
+				continue;
+			fputs("error\tan empty question\n", stdout);
+			rc = 2;
+			continue;
+		}
+		if (ask_one(&h, n, w, stdout))
+			rc = 2;
+	}
+	hb_free(&h);
+	return rc;
+}
