@@ -305,15 +305,18 @@ why_unordered() {
     return 0
 }
 
-@test "the consumer starts only after the producer has finished" {
+# Judged by what the program guaranteed (streamtrace ask), not by this run's
+# schedule: a consumer that happened to start after the producer ended (the
+# producer was short, the GPU busy) passes only where an event orders it.
+@test "the consumer is ordered after the producer" {
     need_run main
     need_trace main
     draw_on_fail main --window nvtx:dependency+gpu
-    local order why
-    order=$(tq main order kernel:producer_kernel kernel:consumer_kernel)
-    [ "$order" = before ] || { why=$(why_unordered)
-        say_fail "producer_kernel ends before consumer_kernel starts" \
-        "$order" \
+    local a why
+    a=$(ask main "order kernel:producer_kernel kernel:consumer_kernel")
+    [[ $a == guaranteed* ]] || { why=$(why_unordered)
+        say_fail "consumer_kernel ordered after producer_kernel (an event recorded on stream A after the producer, waited for by stream B)" \
+        "${a/$'\t'/: }" \
         "${why:-record produced on stream A after the producer (TODO 4) and make stream B wait for it (TODO 5): an event recorded on B orders nothing}"; }
 }
 

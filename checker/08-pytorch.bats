@@ -31,8 +31,8 @@ setup_file() {
 # first record:
 #   R  START END                 the range
 #   A  FIRST_START LAST_END N    the runtime calls made in it (N of them)
-#   K  START END STREAM          each kernel they queued
-#   C  START END DIR MEM STREAM  each copy they queued
+#   K  START END STREAM CORR          each kernel they queued
+#   C  START END DIR MEM STREAM CORR  each copy they queued
 #   E  TIME STREAM               each CUDA event they recorded
 #   P  END SINCE                 each GPU record queued before the range that
 #                                ended after it began (work still running):
@@ -61,8 +61,8 @@ queued() {
             for (i = 1; i <= ng; i++) {
                 c = gc[i]
                 if (c in inr) {
-                    if (g[i] == "K") printf "K\t%.6f\t%.6f\t%s\n", gs[i], ge[i], gst[i]
-                    if (g[i] == "C") printf "C\t%.6f\t%.6f\t%s\t%s\n", gs[i], ge[i], gx[i], gst[i]
+                    if (g[i] == "K") printf "K\t%.6f\t%.6f\t%s\t%s\n", gs[i], ge[i], gst[i], c
+                    if (g[i] == "C") printf "C\t%.6f\t%.6f\t%s\t%s\t%s\n", gs[i], ge[i], gx[i], gst[i], c
                     if (g[i] == "E") printf "E\t%.6f\t%s\n", gs[i], gst[i]
                 } else if (g[i] != "E" && (c in as) && as[c] < r0 && ge[i] > r0)
                     printf "P\t%.6f\t%.6f\n", ge[i], (ge[i] - r0)
@@ -409,43 +409,35 @@ copies_overlap() {
     second_look main copies_tested copies_overlap
 }
 
-# batch_order: for batch b, the end of its H2D copy (the b-th queued in
-# "side_stream") and the start of the first kernel queued in its range
-# "batch" (the b-th): "B END START" in ms, one line a batch
-batch_order() {
+# batch_questions: for batch b, whether its first kernel (the first queued
+# in its range "batch", the b-th) is ordered after its H2D copy (the b-th
+# queued in "side_stream"): one `order` question a batch, for ask
+batch_questions() {
     local b n c k
     n=$(tq main count nvtx:batch)
-    c=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $3 }')
+    c=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $7 }')
     for ((b = 1; b <= n; b++)); do
-        k=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $2; exit }')
-        echo "$b $(sed -n "${b}p" <<<"$c") ${k:--}"
+        k=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $5; exit }')
+        echo "order copy:$(sed -n "${b}p" <<<"$c") kernel:${k:-0}"
     done
 }
 
-@test "each batch's kernels start after its copy has ended" {
+# Judged by what the program guaranteed, not by what this run's GPU did: a
+# batch's kernels that happen to start after its copy (the GPU was busy, the
+# copy was quick) pass only where a wait orders them after it.
+@test "each batch's kernels are ordered after its copy" {
     need_run main
     need_trace main
-    local lines bad
+    local q a bad
     draw_on_fail main --window nvtx:side_stream+gpu
-    lines=$(batch_order)
-    # the structure first: a missing wait may still come out in order when
-    # other work on the GPU delays the kernel, so each batch's range must
-    # queue a GPU-side wait (wait_stream and Event.wait are cudaStreamWaitEvent)
-    local b n nowait="" ks
-    n=$(tq main count nvtx:batch)
-    for ((b = 1; b <= n; b++)); do
-        # the wait must be the batch kernels' stream's (current.wait_stream(side),
-        # not side.wait_stream(current))
-        ks=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $4; exit }')
-        tq main list sync:wait --window "nvtx:batch#$b" | awk -F'\t' -v s="$ks" '$5 == s { f = 1 } END { exit !f }' ||
-            nowait+="${nowait:+, }$((b - 1))"
-    done
-    [ -z "$nowait" ] || { say_fail "in every batch, the stream of its kernels (the current one) told to wait for the side stream (a cudaStreamWaitEvent on it)" \
-        "no such wait queued in batch $nowait" \
-        "the side stream is non-blocking: the current stream must wait for it, torch.cuda.current_stream().wait_stream(side), before the batch is used (TODO 4)"; return 1; }
-    bad=$(awk 'NF < 3 || $3 == "-" || $3 < $2 - 0.001 { printf "%sbatch %d: its first kernel started at %s ms, its copy ended at %s ms", (n++ ? "; " : ""), $1 - 1, $3, $2 }' <<<"$lines")
-    [ -n "$lines" ] && [ -z "$bad" ] || say_fail \
-        "every batch's first kernel starting after its H2D copy ended" "${bad:-no batch}" \
+    q=$(batch_questions)
+    [ -n "$q" ] || { say_fail "NVTX ranges \"batch\"" "none" "keep part 2's loop as given"; return 1; }
+    mapfile -t a < <(ask main "${q}")
+    bad=$(paste <(seq 0 $((${#a[@]} - 1))) <(printf '%s\n' "${a[@]}") | awk -F'\t' '$2 != "guaranteed" {
+        printf "%sbatch %d: %s", (n++ ? "; " : ""), $1, ($2 == "none" ? "no kernel or no copy" : $2 " (" $3 ")") }')
+    [ -z "$bad" ] || say_fail \
+        "every batch's first kernel ordered after its H2D copy (a wait of the current stream for the side stream, queued before the batch is used)" \
+        "$bad" \
         "the side stream is non-blocking: the current stream must wait for it, torch.cuda.current_stream().wait_stream(side), before the batch is used (TODO 4)"
 }
 

@@ -367,6 +367,24 @@ copy_streams() {
         "capture and instantiate once, before the loop (TODO 1, 2); in the loop, only cudaGraphLaunch(exec, s) (TODO 3): a graph launched again needs no new capture"
 }
 
+# The two loops are timed alike: K iterations queued, then one wait. A wait
+# inside the loop (a cudaStreamSynchronize after every replay) adds K round
+# trips to the GPU to one loop's time: a structure of the program, the same
+# in every run, whatever the GPU's speed.
+@test "each timed loop waits for the GPU once, after its launches" {
+    need_run main
+    need_trace main
+    local a bad
+    draw_on_fail main --window nvtx:stream_loop --window nvtx:graph_loop
+    mapfile -t a < <(ask main "waits nvtx:stream_loop" "waits nvtx:graph_loop")
+    bad=$(paste <(printf '%s\n' stream_loop graph_loop) <(printf '%s\n' "${a[@]}") | awk -F'\t' '$2 != 1 {
+        printf "%s\"%s\": %s", (n++ ? "; " : ""), $1, ($2 == "none" ? "no such range" : $2 " waits" ($3 == "" ? "" : " (" $3 ")")) }')
+    [ -z "$bad" ] || say_fail \
+        "one wait for the GPU in each of \"stream_loop\" and \"graph_loop\", the cudaStreamSynchronize after the loop" \
+        "$bad" \
+        "each loop queues its K iterations, then waits once: a cudaStreamSynchronize inside the loop adds a round trip to the GPU per iteration to that loop's time alone (TODO 3: in the loop, only cudaGraphLaunch(exec, s))"
+}
+
 # replays_of RUN: each replay of "graph_loop", by its launch's correlation
 # id, one line: "CORR KERNELS GRAPHS NODES NAMES SIG": how many kernels it
 # ran, its distinct graph ids (comma-separated, "-" for a kernel no graph

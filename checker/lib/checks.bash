@@ -521,6 +521,20 @@ tq() {
     return "$rc"
 }
 
+# ask RUN QUESTION...: what the program of RUN guaranteed (`streamtrace ask`:
+# stream order, events and waits, host waits, the legacy default stream,
+# graph launches), one answer line per question, in order: "guaranteed
+# CHAIN", "observed-only", "not-ordered", "unknown WHY", or "none" (no such
+# record). A QUESTION may hold several, one a line: one parse answers all.
+ask() {
+    local name=$1 t0 rc=0
+    shift
+    [ -z "${GRADE_STEPS:-}" ] || step_now t0
+    printf '%s\n' "$@" | "$STREAMTRACE" ask "$RUNS/$name.trace" - 2>>"$RUNS/$name.tq.err" || rc=$?
+    [ -z "${GRADE_STEPS:-}" ] || step_done trace-query "$name" "$t0"
+    return "$rc"
+}
+
 # records RUN SEL...: `tq RUN corr SEL` for each SEL, one after the other:
 # the `list` line of each record (START END DUR KIND STREAM NAME BYTES MEM
 # DEVICE THREAD), then CORR, the correlation id of the runtime call that
