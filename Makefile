@@ -42,10 +42,11 @@ test-shared: tools bats                        ## many checkers on one GPU at on
 
 # Mutation testing of the checkers (checker/tests/mutate/README.md): every
 # mutant a rule makes of a solution, built, and on a GPU node run through its
-# lab's checker JOBS at a time; a table per lab. Exit 3 without a GPU (made
-# and built, not run), 1 where a mutant survived.
-mutate: tools bats                             ## mutation-test the checkers: make mutate [LAB=07] [JOBS=8] (GPU node)
-	@checker/tests/mutate/mutate.py run $(if $(LAB),--labs "$(LAB)") $(if $(JOBS),--jobs $(JOBS)); \
+# lab's checker JOBS at a time, RUNS times each (a kill counts where the same
+# check failed in every run); a table per lab. Exit 3 without a GPU (made and
+# built, not run), 1 where a mutant survived or was killed in some runs only.
+mutate: tools bats                             ## mutation-test the checkers: make mutate [LAB=07] [JOBS=8] [RUNS=3] (GPU node)
+	@checker/tests/mutate/mutate.py run $(if $(LAB),--labs "$(LAB)") $(if $(JOBS),--jobs $(JOBS)) $(if $(RUNS),--runs $(RUNS)); \
 	 rc=$$?; [ $$rc = 3 ] || exit $$rc
 
 slides-pdf:                                    ## the decks as PDF, presenter notes included (needs Chromium)

@@ -116,3 +116,31 @@ print(M.same_schedule(sols, M.kept_runs(d + "/moved")))' "$d"
     [ "$(cat "$BATS_TEST_TMPDIR/m/02-async-copy/solution/build.rc")" = 0 ]
     grep -c $'\tbuilt\t' "$BATS_TEST_TMPDIR/m/report.tsv" | grep -qx 2
 }
+
+# A check kills a mutant only where it failed in every run of it (make
+# mutate checks each variant three times): a mutant failed in two runs of
+# three won a race in the third, and is "unstable", which fails make mutate.
+@test "a mutant is killed only by a check that failed in each of its runs; one killed in some runs is unstable" {
+    local o="$BATS_TEST_TMPDIR/m" d ids a b
+    python3 "$MUTATE" generate 08 --out "$o" >/dev/null
+    d=$o/08-pytorch
+    read -r a b < <(cut -f2 "$d/mutants.tsv" | head -n 2 | paste -sd ' ')
+    printf '%s\n%s\n' "$a" "$b" >"$d/only"
+    echo "0 1" >"$d/counts"     # judged as on a machine with one GPU
+    echo 3 >"$d/runs-each"
+    for v in solution solution-2 "$a" "$a@2" "$a@3" "$b" "$b@2" "$b@3"; do
+        mkdir -p "$d/$v" && echo 0 >"$d/$v/build.rc"
+        printf '1..2\nok 1 one\nok 2 two\n' >"$d/$v/checks.tap"
+    done
+    # a: "two" failed in every run; b: "two" in runs 1 and 3, not in run 2
+    for v in "$a" "$a@2" "$a@3" "$b" "$b@3"; do
+        printf '1..2\nok 1 one\nnot ok 2 two\n' >"$d/$v/checks.tap"
+    done
+    run -1 python3 "$MUTATE" classify --labs 08 --out "$o"
+    echo "$output"
+    [[ "$output" == *"08-pytorch: 1 killed of 2 built"* ]]
+    [[ "$output" == *"unstable: $b "* ]]
+    [[ "$output" == *"killed in some runs only, by: two (2 of 3 runs)"* ]]
+    grep -qP "^08-pytorch\t$a\t.*\tkilled\ttwo$" "$o/report.tsv"
+    grep -qP "^08-pytorch\t$b\t.*\tunstable\ttwo \(2 of 3 runs\)$" "$o/report.tsv"
+}

@@ -6,16 +6,18 @@ cuda.rules / python.rules (one mutant per rule and place), builds them, and
 on a GPU runs each through its lab's checker, several at once, as the grader
 does. Then, per lab: generated, built, killed (by which check), set aside
 (did not build; changed no line of output and no record of the trace),
-equivalent (listed in equivalent.txt with the reason), survived.
+equivalent (listed in equivalent.txt with the reason), survived. Each
+variant is checked three times (--runs): a check kills a mutant only where
+it failed in all three; one killed in some runs only is "unstable".
 
-  mutate.py run [--labs "01 07"] [--jobs N] [--out DIR] [--only "m-ID ..."]
-                                      the whole thing (make mutate [LAB=..] [JOBS=..])
+  mutate.py run [--labs "01 07"] [--jobs N] [--runs N] [--out DIR] [--only "m-ID ..."]
+                                      the whole thing (make mutate [LAB=..] [JOBS=..] [RUNS=..])
   mutate.py generate [LABS] [--out DIR]   the mutants, counted by rule; no build
   mutate.py classify [--labs ...] [--out DIR]   judge again what a run left in DIR
   mutate.py normalize FILE.trace          what "changed nothing" compares of a run
 
 Exit status of run: 0 every mutant killed or set aside or listed as
-equivalent; 1 a mutant survived (or a listed equivalent was killed: the list
+equivalent; 1 a mutant survived or was unstable (or a listed equivalent was killed: the list
 is stale); 2 a bad command line; 3 not graded (no GPU: generated and built,
 not run). Standard library only.
 """
@@ -985,11 +987,21 @@ def run(args):
                 check_one(lab, v)
             todo = [k[0] for k in kits if k[3] and built[k[0]] and k[2] <= gpus] + \
                 [n for n in names[1:] if n.startswith('m-') and built[n]]
+            # each variant args.runs times, its runs one after the other in
+            # the queue, so that they run at once beside each other (and
+            # beside other variants'): a fresh schedule each time
+            for n in todo:
+                for k in range(2, args.runs + 1):
+                    shutil.copytree(os.path.join(d, n), os.path.join(d, '%s@%d' % (n, k)),
+                                    dirs_exist_ok=True)
+            todo = [n if k == 1 else '%s@%d' % (n, k) for n in todo for k in range(1, args.runs + 1)]
             with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
                 list(ex.map(lambda n: check_one(lab, os.path.join(d, n)), todo))
             tr = time.time() - t1
         with open(os.path.join(d, 'seconds'), 'w') as f:
             f.write('%d %d\n' % (tb, tr))
+        with open(os.path.join(d, 'runs-each'), 'w') as f:
+            f.write('%d\n' % args.runs)
         status = max(status, judge_lab(out, lab, rows, report, args.list))
         write_report(out, rows, report, gpus)
     return finish(out, rows, report, gpus, status)
@@ -1059,7 +1071,8 @@ def judge_lab(out, lab, rows, report, list_new=False):
     ran = lambda n: os.path.isfile(os.path.join(d, n, 'checks.tap'))
     st = {'generated': len(mutants), 'duplicate': dup,
           'built': sum(built('m-' + m.id) for m in mutants), 'killed': 0,
-          'unchanged': 0, 'leak at exit': 0, 'equivalent': 0, 'survived': 0, 'not judged': 0}
+          'unchanged': 0, 'leak at exit': 0, 'equivalent': 0, 'survived': 0, 'unstable': 0,
+          'not judged': 0}
     st['no build'] = st['generated'] - st['built']
     by_check, survivors, stale = {}, [], []
     # mutants judged by an earlier run (--again), as it judged them
@@ -1096,8 +1109,23 @@ def judge_lab(out, lab, rows, report, list_new=False):
         expect = next((l[len('# expect: '):] for l in head if l.startswith('# expect: ')), '')
         need = next((int(m.group(1)) for l in head for m in [re.match(r'# needs: (\d+) GPUs$', l)] if m), 1)
         kits.append((name, expect, need, built(name)))
-    results = {n: read_tap(os.path.join(d, n, 'checks.tap'))
-               for n in [k[0] for k in kits] + ['m-' + m.id for m in mutants] if ran(n)}
+    # each variant's runs (runs-each: make mutate --runs): a check kills a
+    # mutant only where it failed in every run; one that failed in some runs
+    # only is a race the GPU decided, and the mutant is "unstable"
+    each = int(read1(os.path.join(d, 'runs-each')) or 1)
+    results, unstable = {}, {}
+    for n in [k[0] for k in kits] + ['m-' + m.id for m in mutants]:
+        taps = [read_tap(os.path.join(d, n if k == 1 else '%s@%d' % (n, k), 'checks.tap'))
+                for k in range(1, each + 1)
+                if ran(n if k == 1 else '%s@%d' % (n, k))]
+        if len(taps) < each:
+            continue
+        always = [c for c in taps[0][0] if all(c in t[0] for t in taps[1:])]
+        sometimes = sorted({c for t in taps for c in t[0]} - set(always))
+        if sometimes:
+            unstable[n] = ['%s (%d of %d runs)' % (c, sum(c in t[0] for t in taps), each)
+                           for c in sometimes]
+        results[n] = (always, [s_ for t in taps for s_ in t[1]], min(t[2] for t in taps))
     if kits:
         st['kit'] = kit_verdicts(lab, kits, {k[0]: k[3] and k[0] in results for k in kits},
                                  results, gpus, report)
@@ -1113,6 +1141,12 @@ def judge_lab(out, lab, rows, report, list_new=False):
             continue
         failed, skipped, ok = results[n]
         eq = equivalents.get((lab, n))
+        if not failed and n in unstable:
+            st['unstable'] += 1
+            m.unstable = unstable[n]
+            survivors.append(m)
+            report.append((lab, n, m.rule, m.line, 'unstable', '; '.join(unstable[n])))
+            continue
         if failed:
             st['killed'] += 1
             for c in failed:
@@ -1158,7 +1192,7 @@ def judge_lab(out, lab, rows, report, list_new=False):
 
 
 COLS = ['generated', 'duplicate', 'built', 'no build', 'killed', 'unchanged',
-        'leak at exit', 'equivalent', 'survived', 'not judged']
+        'leak at exit', 'equivalent', 'survived', 'unstable', 'not judged']
 
 
 def kit_verdicts(lab, kits, built, results, gpus, report):
@@ -1196,8 +1230,11 @@ def print_lab(lab, st, by_check, survivors, tb, tr):
     for c, k in sorted(by_check.items(), key=lambda x: -x[1]):
         print('  %4d  %s' % (k, c))
     for m in survivors:
-        print('  survived: m-%s (%s, line %d): %s  ->  %s' % (
+        print('  %s: m-%s (%s, line %d): %s  ->  %s' % (
+            'unstable' if getattr(m, 'unstable', None) else 'survived',
             m.id, m.rule, m.line, ' '.join(m.before.split())[:80], ' '.join(m.after.split())[:80]))
+        if getattr(m, 'unstable', None):
+            print('      killed in some runs only, by: ' + '; '.join(m.unstable))
     sys.stdout.flush()
 
 
@@ -1237,6 +1274,9 @@ def main(argv):
     r = sub.add_parser('run')
     r.add_argument('--labs', default=os.environ.get('LAB', ''))
     r.add_argument('--jobs', type=int, default=int(os.environ.get('JOBS') or 0))
+    r.add_argument('--runs', type=int, default=int(os.environ.get('RUNS') or 3),
+                   help='check each variant this many times; a check kills a mutant '
+                        'only where it failed in every run (default 3)')
     r.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
     r.add_argument('--only', default='', help='only these mutants (m-ID ...), of the labs given')
     r.add_argument('--list', action='store_true',
