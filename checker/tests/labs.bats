@@ -174,3 +174,43 @@ counts_of() { grep -E '^  [0-9]+ passed' "$KIT_BUILD/variants/$1/checks.log" | s
     echo "$bad"
     [ -z "$bad" ]
 }
+
+# PyTorch ships its own judge of stream order: the CUDA Stream Sanitizer
+# (TORCH_CUDA_SANITIZER=1, torch.cuda._sanitizer) records each kernel's reads
+# and writes of tensors and the streams' waits, and reports a possible data
+# race between streams. Lab 08's checker asks the kit's happens-before model
+# (streamtrace ask) whether each batch's kernels are ordered after its copy;
+# the two must agree on every lab 08 variant: the solution has no race, a
+# variant that fails that check has one, and any race the sanitizer reports
+# is in a variant the kit fails. A disagreement is a bug in one of them.
+@test "on a GPU, PyTorch's CUDA stream sanitizer and lab 08's order check agree on every variant" {
+    gpu_or_skip
+    selftest_labs | grep -qx 08-pytorch || skip "KIT_LABS leaves out lab 08"
+    python3 -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null ||
+        skip "no python3 with a CUDA torch here"
+    local v d order="each batch's kernels are ordered after its copy" bad="" csan kit
+    for v in $(variant_dirs | grep '^08-pytorch/' | grep -v starter); do
+        d=$KIT_BUILD/variants/$v
+        [ -s "$d/checks.tap" ] || check_variant "$v"
+    done
+    # the sanitizer's runs, four at once (each a few seconds)
+    variant_dirs | grep '^08-pytorch/' | grep -v starter |
+        xargs -P 4 -I{} sh -c 'cd "$1/{}" && TORCH_CUDA_SANITIZER=1 timeout 300 python3 streams.py >csan.log 2>&1; echo $? >csan.rc' _ "$KIT_BUILD/variants"
+    for v in $(variant_dirs | grep '^08-pytorch/' | grep -v starter); do
+        d=$KIT_BUILD/variants/$v
+        csan=clean kit=ordered
+        grep -q 'CSAN detected a possible data race' "$d/csan.log" && csan=race
+        tap_failed "$d/checks.tap" "$order" && kit=unordered
+        echo "$v: sanitizer $csan (exit $(cat "$d/csan.rc")), kit $kit$(grep -q '^not ok' "$d/checks.tap" && echo ", fails: $(sed -n 's/^not ok [0-9]* //p' "$d/checks.tap" | paste -sd ';' -)")" |
+            tee -a "$KIT_ROOT/build/selftest-gpu.txt"
+        if [ $csan = race ] && ! grep -q '^not ok' "$d/checks.tap"; then
+            bad+=$'\n'"$v: the sanitizer reports a race the kit passes: $(grep -m 1 -A 3 'CSAN detected' "$d/csan.log")"
+        elif [ $kit = unordered ] && [ $csan = clean ]; then
+            bad+=$'\n'"$v: the kit finds a batch unordered, the sanitizer no race (exit $(cat "$d/csan.rc")): $(tail -n 3 "$d/csan.log")"
+        elif [ "$v" = 08-pytorch/solution ] && { [ $csan = race ] || [ "$(cat "$d/csan.rc")" != 0 ]; }; then
+            bad+=$'\n'"$v: the solution under the sanitizer: exit $(cat "$d/csan.rc"): $(tail -n 5 "$d/csan.log")"
+        fi
+    done
+    echo "$bad"
+    [ -z "$bad" ]
+}
