@@ -361,13 +361,20 @@ corr_of() { "$ST" query "$K" corr "kernel:$1" | awk -F'\t' 'NR == 1 { print $11 
 @test "waits.cu (format 5): every wait and event synchronize names its event and the record it waited for" {
 	ran waits
 	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 5" ]
-	# each sync of an event is followed by its link, a number: CUPTI tied it
+	# each sync of an event (two stream waits, one event synchronize) is
+	# followed by its link, a number: CUPTI tied it
 	run -0 awk -F'\t' 'w { print ($1 == "link" && $3 ~ /^[0-9]+$/) ? "linked" : "UNLINKED: " $0 }
 		{ w = $1 == "sync" && ($6 == "wait" || $6 == "event") }' "$K"
 	echo "$output"
-	[ "$(sort -u <<<"$output")" = linked ] && [ "${#lines[@]}" -eq 4 ]
-	# the event made with cudaEventDisableTiming is there, without a time, twice
-	run -0 grep -c '^record' "$K"; [ "$output" = 2 ]
+	[ "$(sort -u <<<"$output")" = linked ] && [ "${#lines[@]}" -eq 3 ]
+	# every cudaEventRecord, of the timed event and twice of the one made with
+	# cudaEventDisableTiming, has its record: an `event` line (CUPTI stamps
+	# an untimed event too) or a `record` line, with the call's correlation id
+	run -0 awk -F'\t' '$1 == "api" && $6 == "cudaEventRecord" { c[$5] = 1 }
+		$1 == "event" { e[$6] = 1 } $1 == "record" { e[$5] = 1 }
+		END { for (k in c) { n++; if (!(k in e)) print "no record of call " k } print n " calls" }' "$K"
+	echo "$output"
+	[ "$output" = "3 calls" ]
 }
 
 @test "waits.cu: ask finds each chain the program made, and none where it made none" {

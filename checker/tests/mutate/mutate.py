@@ -1102,7 +1102,7 @@ def judge_lab(out, lab, rows, report, list_new=False):
             status = 1
     sols = [kept_runs(os.path.join(d, 'solution')), kept_runs(os.path.join(d, 'solution-2'))]
     kits = []
-    for name in sorted(n for n in os.listdir(d) if n.startswith('k-')):
+    for name in sorted(n for n in os.listdir(d) if n.startswith('k-') and '@' not in n):
         with open(os.path.join(KIT_ROOT, 'checker', 'tests', 'mutants', lab, name[2:] + '.patch'),
                   encoding='utf-8') as f:
             head = f.read().split('\n')[:5]
