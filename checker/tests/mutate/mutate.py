@@ -963,7 +963,10 @@ def run(args):
         if keep is not None:
             mutants = [m for m in mutants if 'm-' + m.id in keep or m.id in keep]
             with open(os.path.join(d, 'only'), 'w') as f:
-                f.write('\n'.join('m-' + m.id for m in mutants) + '\n')
+                f.write(''.join('m-' + m.id + '\n' for m in mutants))
+        for f_ in ('only',) + (() if args.again else ('carried',)):
+            if (keep is None or f_ == 'carried') and os.path.isfile(os.path.join(d, f_)):
+                os.remove(os.path.join(d, f_))      # an earlier run's
         with open(os.path.join(d, 'counts'), 'w') as f:
             f.write('%d %d\n' % (counts['duplicate'], gpus))
         kits = kit_mutants(lab, d) if args.kit else []
@@ -1058,12 +1061,14 @@ def judge_lab(out, lab, rows, report, list_new=False):
     equivalents = load_equivalents()
     dup, gpus = (int(x) for x in (read1(os.path.join(d, 'counts')) or '0 0').split())
     tb, tr = (int(x) for x in (read1(os.path.join(d, 'seconds')) or '0 0').split())
-    only = set(read1(os.path.join(d, 'only')).split())
+    # a run of some mutants (--only, --again) lists them, none if it matched none
+    only = (set(read1(os.path.join(d, 'only')).split())
+            if os.path.isfile(os.path.join(d, 'only')) else None)
     mutants = []
     with open(os.path.join(d, 'mutants.tsv'), encoding='utf-8') as f:
         for line in f:
             c = line.rstrip('\n').split('\t')
-            if not only or c[1] in only:
+            if only is None or c[1] in only:
                 m = Mutant(c[2], int(c[3]), c[4], c[5], None)
                 m.id = c[1][2:]
                 mutants.append(m)
