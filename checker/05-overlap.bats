@@ -14,11 +14,11 @@ LAB_ID=05-overlap
 PROG=overlap
 load lib/checks
 
-# How far above the stage bound a pipelined run may be, and why 1.5: on an
-# H200 a correct pipeline takes 1.00x the bound (median of 5 pairs), while
-# one that does not overlap (a synchronize in the issue loop, a kernel on the
-# default stream, stages separated by a synchronize) takes the sum of the
-# stages, 2.3-2.4x the bound.
+# How far above the stage bound a pipelined run may be: 1.5. A pipeline
+# that does not overlap (a synchronize in the issue loop, a kernel on the
+# default stream, stages separated by a synchronize) takes the sum of its
+# stages, where a pipeline that overlaps takes the longest stage's chunks
+# and a little more (the stage bound, `streamtrace query bound`).
 # Each pipelined run is compared with the sequential run of its turn, and
 # the median of the R pairs counts: another program on the same GPU slows a
 # pair as a whole, or one pair, and neither moves the median far. 1.5 leaves
