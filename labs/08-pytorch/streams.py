@@ -208,7 +208,7 @@ def part_copies(o):
     src = make_input(o['size_mib'] * MIB, o['seed'], 0)
     pageable = src.cpu()                        # plain malloc'ed host memory
     # TODO(1)
-    lab_todo(1, 'page-lock a copy of the host data: pinned = pageable.pin_memory()')
+    lab_todo(1, 'page-lock a copy of `pageable` into `pinned` (Tensor.pin_memory)')
     torch.cuda.synchronize()
 
     with torch.cuda.nvtx.range('pageable_copy'):
@@ -219,7 +219,7 @@ def part_copies(o):
     with torch.cuda.nvtx.range('pinned_copy'):
         t2 = time.perf_counter()
         # TODO(2)
-        lab_todo(2, 'copy `pinned` to the GPU without waiting: d_pinned = pinned.to(DEVICE, non_blocking=True)')
+        lab_todo(2, 'copy `pinned` to the GPU into `d_pinned`, without making the host wait (Tensor.to and its non_blocking)')
         t3 = time.perf_counter()
     torch.cuda.synchronize()
 
@@ -240,7 +240,7 @@ def prefetch(host, side):
     return the GPU tensor at once, its copy still running: a host that waits
     for the copy here queues the batch's kernels only after it."""
     # TODO(3)
-    lab_todo(3, 'queue the copy on the side stream: with torch.cuda.stream(side): return host.to(DEVICE, non_blocking=True)')
+    lab_todo(3, 'queue the copy of `host` on `side` (torch.cuda.stream), without making the host wait, and return it')
 
 
 def part_pipeline(o):
@@ -260,9 +260,9 @@ def part_pipeline(o):
             with torch.cuda.nvtx.range('batch'):
                 cur = nxt
                 # TODO(4)
-                lab_todo(4, 'make the current stream wait for the side stream: torch.cuda.current_stream().wait_stream(side)')
+                lab_todo(4, 'make the current stream wait for the work queued on `side` so far (Stream.wait_stream)')
                 # TODO(5)
-                lab_todo(5, 'tell the caching allocator the current stream uses the batch: cur.record_stream(torch.cuda.current_stream())')
+                lab_todo(5, 'tell the caching allocator that the current stream uses `cur` (Tensor.record_stream)')
                 if b + 1 < o['batches']:
                     nxt = prefetch(hosts[b + 1], side)
                 outs.append(scramble(cur, steps))
@@ -310,7 +310,7 @@ def part_timing(o):
 
     # 4. both: the clock starts with the GPU idle and stops when it is done
     # TODO(6)
-    lab_todo(6, 'torch.cuda.synchronize() before the range, and one right after x.normal_()')
+    lab_todo(6, 'wait for the GPU (torch.cuda.synchronize) before the range, and again right after the kernel')
     with torch.cuda.nvtx.range('sync_both'):
         t0 = time.perf_counter()
         x.normal_()
@@ -321,7 +321,7 @@ def part_timing(o):
     # events: the GPU stamps them as it reaches them on the stream
     with torch.cuda.nvtx.range('events'):
         # TODO(7)
-        lab_todo(7, 'two torch.cuda.Event(enable_timing=True): start.record(), x.normal_(), stop.record(), stop.synchronize(), event_ms = start.elapsed_time(stop)')
+        lab_todo(7, 'time x.normal_() with two timing events into `event_ms` (torch.cuda.Event: record, synchronize, elapsed_time)')
     torch.cuda.synchronize()
 
     print('part 3: x.normal_() on %d MiB, timed five ways' % o['size_mib'])
