@@ -374,11 +374,17 @@ copy_streams() {
 @test "each timed loop waits for the GPU once, after its launches" {
     need_run main
     need_trace main
-    local a bad
+    local a bad last
     draw_on_fail main --window nvtx:stream_loop --window nvtx:graph_loop
     mapfile -t a < <(ask main "waits nvtx:stream_loop" "waits nvtx:graph_loop")
-    bad=$(paste <(printf '%s\n' stream_loop graph_loop) <(printf '%s\n' "${a[@]}") | awk -F'\t' '$2 != 1 {
-        printf "%s\"%s\": %s", (n++ ? "; " : ""), $1, ($2 == "none" ? "no such range" : $2 " waits" ($3 == "" ? "" : " (" $3 ")")) }')
+    # each loop's last launch, by its correlation id: the one wait comes after it
+    last=$(for l in stream_loop:cudaLaunchKernel graph_loop:cudaGraphLaunch; do
+        tq main corr "api:${l#*:}" --window "nvtx:${l%%:*}" | awk -F'\t' '{ c = $11 } END { print c + 0 }'; done)
+    bad=$(paste <(printf '%s\n' stream_loop graph_loop) <(printf '%s\n' "${a[@]}") <(echo "$last") | awk -F'\t' '
+        { w = $3; sub(/.*:/, "", w) }     # NAME, N, the waits, the last launch
+        $2 != 1 || w + 0 < $4 + 0 {
+            printf "%s\"%s\": %s", (n++ ? "; " : ""), $1,
+                ($2 == "none" ? "no such range" : $2 " waits" ($3 == "" ? "" : " (" $3 ")") ($2 == 1 ? ", before the loop'"'"'s last launch" : "")) }')
     [ -z "$bad" ] || say_fail \
         "one wait for the GPU in each of \"stream_loop\" and \"graph_loop\", the cudaStreamSynchronize after the loop" \
         "$bad" \
