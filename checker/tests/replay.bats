@@ -126,8 +126,8 @@ expected() {
             awk -v i0="$i0" -v w1="$w1" -v c0="$c0" -v c1="$c1" -v e="$e" \
                 'BEGIN { print "wall_pct", 100 * (w1 - i0) / (c1 - c0 + e - i0) }' ;;
         03-pinned-memory)
-            echo "pageable_call_ms $(inside "$d" r async_pageable api:cudaMemcpyAsync | cut -f 4)"
-            echo "pinned_call_us $(inside "$d" r async_pinned api:cudaMemcpyAsync | awk -F'\t' '{ print 1000 * $4 }')"
+            echo "pageable_return_ms $(inside "$d" r async_pageable api:cudaMemcpyAsync | cut -f 4)"
+            echo "pinned_return_ms $(inside "$d" r async_pinned api:cudaMemcpyAsync | cut -f 4)"
             awk -v a="$(printed "$d/r.out" pinned_h2d_gbps)" -v b="$(printed "$d/r.out" pageable_h2d_gbps)" \
                 'BEGIN { print "pinned_speedup", a / b }' ;;
         04-events)
