@@ -1096,9 +1096,9 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 }
 
 @test "lab 04's lesson: the consumer on one stream runs after the producer on the other" {
-	# read off r.trace (format 2, H100): "dependency" [..503398701,
-	# ..503430467] queues producer_kernel on 13 [..503410965, ..510831784]
-	# and consumer_kernel on 14 [..510834088, ..510837800]: only +gpu
+	# read off r.trace (format 5, H100): "dependency" [..481388542,
+	# ..481442069] queues producer_kernel on 13 [..481408415, ..488829088]
+	# and consumer_kernel on 14 [..488831488, ..488835201]: only +gpu
 	# reaches the consumer; both streams created non-blocking
 	F="$RP/04-events/solution/r.trace"
 	mapfile -t args < <(lesson 04-events)
@@ -1108,7 +1108,10 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	expect "$(printf '13 created 0 non-blocking\n14 created 0 non-blocking')"
 	run -0 "$ST" query "$F" order kernel:producer kernel:consumer "${args[@]}"; echo "$output"
 	expect before
-	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.426835
+	run -0 "$ST" query "$F" span kernel "${args[@]}"; echo "$output"; expect 7.426786
+	# and what the program guaranteed: the event's record and the wait
+	run -0 "$ST" ask "$F" "order kernel:producer kernel:consumer"; echo "$output"
+	[[ $output == "guaranteed	kernel:782 "*"(an event wait) wait:"*"kernel:787" ]]
 }
 
 @test "labs 01 and 02: the host's calls against the GPU's work" {
@@ -1271,9 +1274,10 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	expect "$(printf '%s\n' \
 		"unknown	wait:24 waited for an event record the trace does not have" \
 		"guaranteed	kernel:21 (stream order) kernel:25")"
-	# a trace older than format 5 links no wait: lab 08's solution (format 2)
-	run -0 "$ST" ask "$RP/08-pytorch/solution/r.trace" "order copy:2521 kernel:2642"
-	[[ "$output" == "unknown	wait:"*"older than format 5"* ]]
+	# a trace older than format 5 links no wait: lab 09's solution (format
+	# 4), its consumer after the cross-GPU event's wait
+	run -0 "$ST" ask "$RP/09-multi-gpu/solution/r.trace" "order kernel:produce_kernel kernel:consume_kernel"
+	[[ "$output" == "unknown	wait:645 "*"older than format 5"* ]]
 }
 
 @test "ask waits, unordered, and the batch from stdin in one parse" {
