@@ -560,6 +560,12 @@ def checker_env(keep):
     return env
 
 
+def run_name(n, k):
+    """The folder of variant n's k-th run (make mutate --runs): n itself for
+    the first, n@K for the others."""
+    return n if k == 1 else '%s@%d' % (n, k)
+
+
 def check_one(lab, v):
     """Run lab's checker on the variant in folder v; its TAP in v/checks.tap,
     its runs kept in v/runs. Returns (failed checks, skipped reasons, ok count)."""
@@ -995,9 +1001,9 @@ def run(args):
             # beside other variants'): a fresh schedule each time
             for n in todo:
                 for k in range(2, args.runs + 1):
-                    shutil.copytree(os.path.join(d, n), os.path.join(d, '%s@%d' % (n, k)),
+                    shutil.copytree(os.path.join(d, n), os.path.join(d, run_name(n, k)),
                                     dirs_exist_ok=True)
-            todo = [n if k == 1 else '%s@%d' % (n, k) for n in todo for k in range(1, args.runs + 1)]
+            todo = [run_name(n, k) for n in todo for k in range(1, args.runs + 1)]
             with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
                 list(ex.map(lambda n: check_one(lab, os.path.join(d, n)), todo))
             tr = time.time() - t1
@@ -1120,9 +1126,8 @@ def judge_lab(out, lab, rows, report, list_new=False):
     each = int(read1(os.path.join(d, 'runs-each')) or 1)
     results, unstable = {}, {}
     for n in [k[0] for k in kits] + ['m-' + m.id for m in mutants]:
-        taps = [read_tap(os.path.join(d, n if k == 1 else '%s@%d' % (n, k), 'checks.tap'))
-                for k in range(1, each + 1)
-                if ran(n if k == 1 else '%s@%d' % (n, k))]
+        taps = [read_tap(os.path.join(d, run_name(n, k), 'checks.tap'))
+                for k in range(1, each + 1) if ran(run_name(n, k))]
         if len(taps) < each:
             continue
         always = [c for c in taps[0][0] if all(c in t[0] for t in taps[1:])]
@@ -1170,7 +1175,7 @@ def judge_lab(out, lab, rows, report, list_new=False):
         # (PyTorch's caching allocator reuses a block only once its event
         # is reached, else it asks for more), and a mutant's runs share the
         # GPU with other checkers where the solution's ran alone
-        every = [kept_runs(os.path.join(d, n if k == 1 else '%s@%d' % (n, k)))
+        every = [kept_runs(os.path.join(d, run_name(n, k)))
                  for k in range(1, each + 1)]
         runs = every[0]
         same = any(changed_nothing(sols, r) for r in every)
