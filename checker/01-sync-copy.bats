@@ -34,7 +34,12 @@ your_run() {
         $4 == "kernel" { k[++nk] = $3 }
         END { print (h == "" ? "-" : h), (nk >= 2 ? k[2] : "-"), (nk >= 3 ? k[3] : "-"), (d == "" ? "-" : d) }')"
     [ "$k3" = - ] && k3=""
-    your_fig launch_ratio "$(ratio "$k3" "$launch")" x "the third kernel's run / launch_ms, its launch alone"
+    your_fig launch_us "$(awk -v l="$launch" 'BEGIN { if (l != "") printf "%.6g\n", 1000 * l }')" us \
+        "launch_ms: the host's time for one launch alone"
+    your_fig kernel_gsteps "$(awk -v n="$(elements)" -v s="$(awk '/^sync_copy: [0-9]+ elements/ {
+            for (i = 1; i < NF; i++) if ($(i + 1) == "steps") { print $i; exit } }' "$RUNS/main.out")" \
+        -v k="$k" 'BEGIN { if (n != "" && s != "" && k != "-" && k + 0 > 0) printf "%.6g\n", n * s / (k * 1e6) }')" G/s \
+        "scramble steps a second, in billions, over the event-timed kernel's run in the trace"
     [ "$h" != - ] && [ "$k" != - ] && [ "$d" != - ] || h="" k="" d=""
     your_fig copy_share "$(pct "$(awk -v h="$h" -v d="$d" 'BEGIN { print h + d }')" \
         "$(awk -v h="$h" -v k="$k" -v d="$d" 'BEGIN { if (h != "") print h + k + d }')")" % \

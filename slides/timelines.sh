@@ -6,7 +6,8 @@
 #
 # TRACES holds the runs, as checker/tests/record-replays.sh writes them
 # (TRACES/NN-name/solution/r.trace) or as `make trace` leaves them in a
-# solution folder (TRACES/NN-name/PROG.trace, e.g. TRACES=../solutions).
+# lab folder (TRACES/NN-name/PROG.trace, e.g. TRACES=../solutions, or a
+# student's own runs: TRACES=../labs).
 # The window is the lab's own TRACE_WINDOW (solutions/NN-name/Makefile), so a
 # deck shows what `make trace` shows. Writes OUTDIR/NN-name.svg; a lab whose
 # run is missing keeps its SVG, with a line that says so.
@@ -30,9 +31,12 @@ find_trace() {
     done
 }
 
-# The lab's TRACE_WINDOW as words, one a line (quotes and \# undone).
+# The lab's TRACE_WINDOW as words, one a line (quotes and \# undone): the
+# solution's, or in a kit without solutions (a student's) the lab's own.
 window_of() {
-    sed -n 's/^TRACE_WINDOW *:= *//p' "$kit/solutions/$1/Makefile" |
+    local mk=$kit/solutions/$1/Makefile
+    [ -f "$mk" ] || mk=$kit/labs/$1/Makefile
+    sed -n 's/^TRACE_WINDOW *:= *//p' "$mk" |
         sed 's/\\#/#/g' | tr -d "'\"" | tr ' ' '\n' | sed '/^$/d'
 }
 

@@ -71,11 +71,12 @@ student_text() {
     [[ $output != *56.6* ]]
 }
 
-@test "the handout carries the reference runs, and its make check shows them after Your run" {
+@test "the handout carries the reference runs, compressed, and its make check shows them after Your run" {
     need_handout
     local id d
     for id in $(labs); do
-        [ ! -f "$REF/$id.tsv" ] || cmp "$REF/$id.tsv" "$HANDOUT/checker/reference/$id.tsv"
+        [ ! -f "$REF/$id.tsv" ] || cmp "$REF/$id.tsv" <(gzip -dc "$HANDOUT/checker/reference/$id.tsv.gz")
+        [ ! -e "$HANDOUT/checker/reference/$id.tsv" ]
     done
     # the handout's own run-checks, on lab 01's recorded solution
     make -s -C "$HANDOUT/checker/trace" >/dev/null
@@ -181,4 +182,65 @@ for line in open(sys.argv[1]):
     [ "$found" -ge 3 ] || { echo "only $found sections named: is the pattern still right?"; return 1; }
     [ -z "$bad" ] || { echo "$bad"; return 1; }
     echo "$found sections named, each there"
+}
+
+# checks_in_handout H LAB [DIR]: the handout H's make check of its lab
+# folder LAB (or of DIR), the program a recorded run of the lab's solution
+checks_in_handout() {
+    local h=$1 id=$2 d=${3:-$1/labs/$2} prog
+    prog=$(sed -n 's/^PROG *:= *//p' "$d/Makefile")
+    printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
+    rm -f "$d/$prog"
+    ln -s "$KIT_ROOT/checker/tests/fixtures/progs/replay-prog" "$d/$prog"
+    local b="$KIT_ROOT/checker/vendor/node_modules/bats/bin/bats"
+    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
+    REPLAY="$KIT_ROOT/checker/tests/fixtures/replays/$id/solution" \
+        LAB_SEED="$(cat "$KIT_ROOT/checker/tests/fixtures/replays/$id/solution/seed")" \
+        BATS="$b" \
+        PATH=$(tr : '\n' <<<"$PATH" | grep -v 'bats-core' | paste -sd: -) \
+        without_bats_env "$h/checker/run-checks" --dir "$d" "$id"
+}
+
+@test "each figure of an earlier lab a Predict names is a question of that lab, and make check shows the student's own above the checks" {
+    need_handout
+    local id bad="" lab fig n=0
+    # "your lab NN `name`": lab NN asks `name`, and NN comes before this lab
+    for id in $(labs); do
+        while read -r lab fig; do
+            n=$((n + 1))
+            [[ $lab < ${id%%-*} ]] || bad+=$'\n'"$id names lab $lab's $fig, not an earlier lab"
+            sed -n '/^## Predict, then measure/,/^## [^P]/p' "$KIT_ROOT"/labs/"$lab"-*/README.md |
+                grep -q "^| \`$fig\` |" || bad+=$'\n'"$id names lab $lab's $fig, which lab $lab does not ask"
+        done < <(sed -n '/^## Predict, then measure/,/^## [^P]/p' "$KIT_ROOT/labs/$id/README.md" |
+                 grep -o 'your lab [0-9][0-9] `[a-z0-9_]*`' | tr -d '`' | awk '{ print $3, $4 }' | sort -u)
+    done
+    [ "$n" -ge 10 ] || bad+=$'\n'"only $n earlier figures named"
+    [ -z "$bad" ] || { echo "$bad"; return 1; }
+    # a student's handout: lab 01 checked, then lab 10, which uses lab 01's
+    # launch_us and lab 04's wait_gap_us (lab 04 not run yet)
+    local h="$BATS_TEST_TMPDIR/h"
+    cp -a "$HANDOUT" "$h"
+    make -s -C "$h/checker/trace" >/dev/null
+    run -0 checks_in_handout "$h" 01-sync-copy
+    echo "$output"
+    grep -q '^# Your run of 01-sync-copy, 20[0-9-]* [0-9:]* (make check: [0-9]* passed, 0 failed' "$h/labs/01-sync-copy/your-run.txt"
+    local want
+    want=$(awk -F'\t' '$1 == "launch_us" { print $2 }' "$h/labs/01-sync-copy/your-run.txt")
+    [ -n "$want" ]
+    run -0 checks_in_handout "$h" 10-graphs
+    echo "$output"
+    [[ ${lines[1]} == "  From your own runs, for this lab's Predict (README.md, \"Predict, then measure\"):" ]]
+    [[ ${lines[2]} =~ ^\ +lab\ 01\ launch_us\ +[0-9.]+\ us\ +for\ stream_us,\ speedup\;\ your\ run\ of\ 20[0-9-]+$ ]]
+    [[ ${lines[3]} =~ ^\ +lab\ 04\ wait_gap_us\ +-\ +for\ graph_gpu_us,\ speedup:\ not\ measured\ yet:\ run\ make\ check\ in\ labs/04-events\ first$ ]]
+    # and again under Your run
+    [[ $output == *"the figures of your earlier runs it used:"*"lab 01 launch_us"* ]]
+    [ -f "$h/labs/10-graphs/your-run.txt" ]
+    # a copy checked outside the kit's labs/ (the grader's) keeps and shows none
+    mkdir -p "$BATS_TEST_TMPDIR/elsewhere"
+    cp -a "$h/labs/10-graphs" "$BATS_TEST_TMPDIR/elsewhere/"
+    rm -f "$BATS_TEST_TMPDIR/elsewhere/10-graphs/your-run.txt"
+    run -0 checks_in_handout "$h" 10-graphs "$BATS_TEST_TMPDIR/elsewhere/10-graphs"
+    [[ $output == *"21 passed, 0 failed"* ]]
+    [[ $output != *"From your own runs"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/elsewhere/10-graphs/your-run.txt" ]
 }

@@ -113,7 +113,8 @@ expected() {
             q "$d" r list gpu | awk -F'\t' -v l="$(printed "$d/r.out" launch_ms)" '
                 $4 == "copy" && $6 == "H2D" && h == "" { h = $3 } $4 == "copy" && $6 == "D2H" { e = $3 }
                 $4 == "kernel" { k[++n] = $3 }
-                END { print "launch_ratio", k[3] / l; print "copy_share", 100 * (h + e) / (h + k[2] + e) }'
+                END { print "launch_us", 1000 * l; print "copy_share", 100 * (h + e) / (h + k[2] + e)
+                      print "kernel_gsteps", 16777219 * 1024 / (k[2] * 1e6) }'
             echo "h2d_gbps $(q "$d" r bandwidth h2d)" ;;
         02-async-copy)
             local i0 i1 c0 c1 w1 e
@@ -129,7 +130,7 @@ expected() {
             echo "pageable_return_ms $(inside "$d" r async_pageable api:cudaMemcpyAsync | cut -f 4)"
             echo "pinned_return_ms $(inside "$d" r async_pinned api:cudaMemcpyAsync | cut -f 4)"
             awk -v a="$(printed "$d/r.out" pinned_h2d_gbps)" -v b="$(printed "$d/r.out" pageable_h2d_gbps)" \
-                'BEGIN { print "pinned_speedup", a / b }' ;;
+                'BEGIN { print "pinned_speedup", a / b; print "pinned_h2d_gbps", a }' ;;
         04-events)
             awk -v n="$(printed "$d/r.out" host_nosync_ms)" -v k="$(q "$d" r durations kernel:busy_kernel | sed -n 4p)" \
                 -v c="$(printed "$d/r.out" cold_ms)" -v e="$(printed "$d/r.out" event_ms)" \
@@ -137,23 +138,15 @@ expected() {
             awk -v p="$(q "$d" r list kernel:producer_kernel | cut -f 2)" -v c="$(q "$d" r list kernel:consumer_kernel | cut -f 1)" \
                 'BEGIN { print "wait_gap_us", 1000 * (c - p) }' ;;
         05-overlap)
+            # the best run of each, as the program prints them; bound_pct: the
+            # program's bound_fraction in % (made of the printed times, which a check holds against the trace)
             local seq pipe bpipe
-            seq=$(spans "$d" r sequential | median) pipe=$(spans "$d" r depth_first | median)
-            bpipe=$(spans "$d" r breadth_first | median)
+            seq=$(spans "$d" r sequential | sort -g | head -n 1) pipe=$(spans "$d" r depth_first | sort -g | head -n 1)
+            bpipe=$(spans "$d" r breadth_first | sort -g | head -n 1)
             awk -v s="$seq" -v p="$pipe" -v b="$bpipe" \
                 'BEGIN { print "speedup", s / p; print "breadth_vs_depth", 100 * (b / p - 1) }'
-            # the stage bound of each depth-first run (its C kernels), with the
-            # stage times of the sequential run of its turn; the median fraction
-            paste <(inside "$d" r sequential gpu | awk -F'\t' '$5 == "copy" { s[$1, $7] += $4 } $5 == "kernel" { s[$1, "K"] += $4 }
-                        END { for (i = 1; (i, "K") in s; i++) print s[i, "H2D"], s[i, "K"], s[i, "D2H"] }') \
-                  <(inside "$d" r depth_first gpu | awk -F'\t' '$5 == "kernel" { c[$1]++ }
-                        !($1 in lo) || $2 < lo[$1] { lo[$1] = $2 } $3 > hi[$1] { hi[$1] = $3 }
-                        END { for (i = 1; i in c; i++) print c[i], hi[i] - lo[i] }') |
-                awk -v ce="$(q "$d" r meta copy_engines)" '
-                    function max(a, b) { return a > b ? a : b }
-                    { H = $1; K = $2; D = $3; C = $4; P = $5; h = H / C; k = K / C; e = D / C
-                      b = ce >= 2 ? max(max(H + k + e, h + K + e), h + k + D) : max(H + D, h + K + e)
-                      print 100 * b / P }' | median | sed 's/^/bound_pct /' ;;
+            echo "bound_pct $(awk -v f="$(printed "$d/r.out" bound_fraction)" 'BEGIN { print 100 * f }')"
+            ;;
         06-lifetime)
             echo "plain_wrong $(grep -c '^scenario [1-4] .*: WRONG' "$d/r.out")"
             echo "stress_wrong $(cat "$d"/r--scenario-[1-4].out | grep -c '^scenario [1-4] .*: WRONG')"

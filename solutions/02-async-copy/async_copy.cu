@@ -35,7 +35,7 @@ static const char usage_text[] =
     "usage: async_copy [--n ELEMENTS] [--steps K] [--seed S]\n"
     "  --n ELEMENTS  how many 32-bit numbers (default 16777219, 2^24 + 3)\n"
     "  --steps K     scramble steps per number, 1 to 16777216 (default 16384:\n"
-    "                about 20 ms of kernel on an H200)\n"
+    "                milliseconds of kernel on a current GPU)\n"
     "  --seed S      the input data, 0 to 4294967295 (default 1)\n";
 
 /* ---------------------------------------------------------------- CPU work */

@@ -14,22 +14,24 @@ ways with time.perf_counter() -- a synchronize before the clock starts, after
 the launch, both or neither -- and once with torch.cuda.Event.
 
 What to do, in the order the program reaches them:
-  TODO(1) page-lock a copy of the host data: pageable.pin_memory().
-  TODO(2) copy the pinned tensor to the GPU without waiting:
-          .to(DEVICE, non_blocking=True).
-  TODO(3) queue a batch's copy on the side stream: inside
-          `with torch.cuda.stream(side):`, .to(DEVICE, non_blocking=True).
-  TODO(4) before the batch is used, make the current stream wait for the
-          side stream: torch.cuda.current_stream().wait_stream(side).
-  TODO(5) tell the caching allocator that the current stream uses the batch,
-          so that its memory is not handed out again while the kernels still
-          read it: cur.record_stream(torch.cuda.current_stream()) (one of two
-          remedies; the README says the other).
-  TODO(6) the fourth case: torch.cuda.synchronize() before t0 (outside the
-          range) and right after the launch (before t1).
-  TODO(7) time the same kernel with two torch.cuda.Event(enable_timing=True):
-          start.record(), the launch, stop.record(), stop.synchronize(),
-          then event_ms = start.elapsed_time(stop).
+  TODO(1) page-lock a copy of `pageable` into `pinned`: Tensor.pin_memory.
+  TODO(2) copy `pinned` to the GPU into `d_pinned` without making the host
+          wait: Tensor.to, with non_blocking.
+  TODO(3) queue the copy of `host` on the side stream `side` and return it:
+          the context manager torch.cuda.stream, then Tensor.to as in TODO(2).
+  TODO(4) before the batch is used, make the current stream
+          (torch.cuda.current_stream) wait for the work queued on `side` so
+          far: Stream.wait_stream.
+  TODO(5) tell the caching allocator that the current stream uses `cur`, so
+          that its memory is not handed out again while the kernels still
+          read it: Tensor.record_stream (one of two remedies; the README says
+          the other).
+  TODO(6) the fourth case: wait for the GPU (torch.cuda.synchronize) before
+          t0 (outside the range) and again right after the launch (before t1).
+  TODO(7) time the same kernel with two torch.cuda.Event, made with
+          enable_timing: Event.record before and after the launch,
+          Event.synchronize on the second, then Event.elapsed_time into
+          `event_ms`.
 The program stops at the lab_todo() line of the first TODO not done: your
 code replaces that line. Done when `make check` passes.
 """
