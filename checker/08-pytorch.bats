@@ -652,8 +652,6 @@ idle_at() {
 }
 
 @test "without a CUDA device it says why and exits 77" {
-    # no python3 with torch here: the program could not get that far
-    grep -q 'import torch failed' "$RUNS/nodev.err" 2>/dev/null &&
-        skip "no CUDA device: $(head -n 1 "$RUNS/nodev.err" | sed 's/^no usable CUDA device: //')"
+    # (the given code says so before it imports torch: no torch needed here)
     check_no_device
 }
