@@ -290,6 +290,36 @@ handout_lacks() {
     [ -z "$found" ]
 }
 
+@test "make handout refuses what answers a Predict question before the run: a solution line in a message, a reference figure, a measured figure on a GPU, a measured timeline" {
+    local k="$BATS_TEST_TMPDIR/kit" v
+    mkdir -p "$k"
+    tar -C "$G/outer/vendor/kit" -cf - . | tar -C "$k" -xf -
+    # lab 08's starter message that once was the solution's line
+    sed -i "s|lab_todo(4, '[^']*')|lab_todo(4, 'TODO: torch.cuda.current_stream().wait_stream(side)')|" \
+        "$k/labs/08-pytorch/streams.py"
+    run -1 "$k/checker/grade/handout" "$BATS_TEST_TMPDIR/out"
+    echo "$output"
+    [[ $output == *"labs/08-pytorch/streams.py:"*": torch.cuda.current_stream().wait_stream(side)"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs" ]
+    cp "$KIT_ROOT/labs/08-pytorch/streams.py" "$k/labs/08-pytorch/"
+    # the measured answer lab 05's checker once had in a comment; a figure
+    # of lab 01's reference run in lab 03's README; a drawn run of the kit's
+    printf '# on an H200 a correct pipeline takes 1.00x the bound\n' >>"$k/checker/05-overlap.bats"
+    v=$(awk -F'\t' '$1 == "fig" && $3 == "h2d_gbps" { print $4 }' "$k/checker/reference/01-sync-copy.tsv")
+    printf '\nA copy from malloc memory runs at %s GB/s.\n' "$v" >>"$k/labs/03-pinned-memory/README.md"
+    cp "$KIT_ROOT/slides/timelines/01-sync-copy.svg" "$k/slides/timelines/extra-run.svg"
+    run -1 "$k/checker/grade/handout" "$BATS_TEST_TMPDIR/out"
+    echo "$output"
+    [[ $output == *"answer a Predict question before the student's own run"* ]]
+    [[ $output == *"checker/05-overlap.bats:"*": a measured figure on a named GPU (1.00x)"* ]]
+    [[ $output == *"labs/03-pinned-memory/README.md:"*": h2d_gbps = $v GB/s, a figure of the kit's reference runs of 01-sync-copy"* ]]
+    [[ $output == *"slides/timelines/extra-run.svg:1: a timeline of a measured run"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs" ] && [ ! -e "$BATS_TEST_TMPDIR/out/cuda-stream-labs.tar.gz" ]
+    # the kit's own handout: its decks' timelines are frames for the student's own
+    ! grep -l 'ms shown, [0-9]* records' "$G/handout/cuda-stream-labs/slides/timelines/"*.svg
+    grep -q "Your own run's timeline goes here" "$G/handout/cuda-stream-labs/slides/timelines/05-overlap.svg"
+}
+
 @test "the handout's decks carry no presenter notes unless asked, and its Next: hints name what it has" {
     local h="$G/handout/cuda-stream-labs" f
     grep -q 'handout: slides: took out [1-9][0-9]* presenter notes' "$G/handout.log"

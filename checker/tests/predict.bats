@@ -229,7 +229,7 @@ checks_in_handout() {
     [ -n "$want" ]
     run -0 checks_in_handout "$h" 10-graphs
     echo "$output"
-    [[ ${lines[1]} == "  From your own runs, for this lab's Predict (README.md, \"Predict, then measure\"):" ]]
+    [[ ${lines[1]} == "  From your own runs, for this lab's Predict (its README, \"Predict, then measure\"):" ]]
     [[ ${lines[2]} =~ ^\ +lab\ 01\ launch_us\ +[0-9.]+\ us\ +for\ stream_us,\ speedup\;\ your\ run\ of\ 20[0-9-]+$ ]]
     [[ ${lines[3]} =~ ^\ +lab\ 04\ wait_gap_us\ +-\ +for\ graph_gpu_us,\ speedup:\ not\ measured\ yet:\ run\ make\ check\ in\ labs/04-events\ first$ ]]
     # and again under Your run
