@@ -244,3 +244,24 @@ checks_in_handout() {
     [[ $output != *"From your own runs"* ]]
     [ ! -e "$BATS_TEST_TMPDIR/elsewhere/10-graphs/your-run.txt" ]
 }
+
+@test "a question whose figure the program prints asks it under the printed name, unit and statistic" {
+    local id n u v p bad="" m=0 f
+    for id in $(labs); do
+        f="$KIT_ROOT/checker/tests/fixtures/replays/$id/solution/r.out"
+        [ -f "$f" ] && [ -f "$REF/$id.tsv" ] || continue
+        while read -r n u; do
+            p=$(awk -v k="$n" '$1 == k && $2 == "=" { print $3; exit }' "$f")
+            [ -n "$p" ] || continue
+            m=$((m + 1))
+            v=$(awk -F'\t' -v k="$n" '$1 == "fig" && $2 == "A" && $3 == k { print $4 }' "$REF/$id.tsv")
+            # Your run reads the trace, the program its own clocks: the same
+            # figure of the same run, within 10%
+            awk -v a="$v" -v b="$p" 'BEGIN { exit !(a != "" && b + 0 != 0 && a / b > 0.9 && a / b < 1.1) }' ||
+                bad+=$'\n'"$id: $n: the program printed $p, Your run of the same run shows ${v:-nothing} $u"
+        done < <(sed -n '/^## Predict, then measure/,/^## [^P]/p' "$KIT_ROOT/labs/$id/README.md" |
+                 sed -n 's/^| `\([a-z0-9_]*\)` |.*| \([^|]*\) |$/\1 \2/p')
+    done
+    [ "$m" -ge 6 ] || bad+=$'\n'"only $m printed figures asked"
+    [ -z "$bad" ] || { echo "$bad"; return 1; }
+}
