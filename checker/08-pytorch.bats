@@ -428,13 +428,13 @@ batch_questions() {
 @test "each batch's kernels are ordered after its copy" {
     need_run main
     need_trace main
-    local q a bad
+    local q bad
     draw_on_fail main --window nvtx:side_stream+gpu
     q=$(batch_questions)
     [ -n "$q" ] || { say_fail "NVTX ranges \"batch\"" "none" "keep part 2's loop as given"; return 1; }
-    mapfile -t a < <(ask main "${q}")
-    bad=$(paste <(seq 0 $((${#a[@]} - 1))) <(printf '%s\n' "${a[@]}") | awk -F'\t' '$2 != "guaranteed" {
-        printf "%sbatch %d: %s", (n++ ? "; " : ""), $1, ($2 == "none" ? "no kernel or no copy" : $2 " (" $3 ")") }')
+    bad=$(paste <(printf '%s\n' "$q") <(seq 0 $(($(wc -l <<<"$q") - 1)) | sed 's/^/batch /') |
+        unguaranteed main | awk -F'\t' '{
+        printf "%s%s: %s", (n++ ? "; " : ""), $1, ($2 == "none" ? "no kernel or no copy" : $2 " (" $4 ")") }')
     [ -z "$bad" ] || say_fail \
         "every batch's first kernel ordered after its H2D copy (a wait of the current stream for the side stream, queued before the batch is used)" \
         "$bad" \

@@ -554,6 +554,26 @@ ask() {
     return "$rc"
 }
 
+# unguaranteed RUN: of the questions on stdin, "QUESTION<TAB>LABEL" a line
+# (streamtrace ask's words; LABEL: what the hint calls it), each one the
+# program of RUN did not guarantee, as "LABEL<TAB>ANSWER<TAB>WORDS<TAB>WHY":
+# ANSWER observed-only, not-ordered, unknown or none, WORDS the answer for a
+# student ("not ordered by the program (in this run it came out in order)",
+# "unknown (WHY)"), WHY the rest of streamtrace's answer (the missing edge:
+# "nothing orders kernel:14 after copy:10"). One parse of the trace answers
+# them all; no questions, nothing.
+unguaranteed() {
+    local q a
+    q=$(cat)
+    [ -n "$q" ] || return 0
+    mapfile -t a < <(ask "$1" "$(cut -f 1 <<<"$q")")
+    paste <(cut -f 2 <<<"$q") <(printf '%s\n' "${a[@]}") | awk -F'\t' '$2 != "guaranteed" {
+        w = $2 == "not-ordered" ? "not ordered by the program" : \
+            $2 == "observed-only" ? "not ordered by the program (in this run it came out in order)" : \
+            $2 " (" $3 ")"
+        print $1 "\t" $2 "\t" w "\t" $3 }'
+}
+
 # records RUN SEL...: `tq RUN corr SEL` for each SEL, one after the other:
 # the `list` line of each record (START END DUR KIND STREAM NAME BYTES MEM
 # DEVICE THREAD), then CORR, the correlation id of the runtime call that
