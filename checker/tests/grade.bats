@@ -1096,7 +1096,11 @@ EOF
         'class cuda:' '    @staticmethod' '    def is_available(): return False' >"$sp/torch/__init__.py"
     chmod -R a+rX "$v" "$BATS_TEST_TMPDIR"     # (mktemp made it mode 700)
     cp "$KIT_ROOT/solutions/08-pytorch/streams.py" "$c/one/"
-    PATH="$v/bin:$PATH" PYTHONDONTWRITEBYTECODE=1 run without_bats_env "$KIT_ROOT/checker/grade/grade" --labs 08 -o "$out" "$c"
+    # (no GPU for the programs as -1, not as this file's empty value: where
+    # it is empty, lab 08 says "no device" before it imports torch, and this
+    # test is about the import)
+    CUDA_VISIBLE_DEVICES=-1 PATH="$v/bin:$PATH" PYTHONDONTWRITEBYTECODE=1 \
+        run without_bats_env "$KIT_ROOT/checker/grade/grade" --labs 08 -o "$out" "$c"
     echo "$output"
     [[ $output == *"grade: sandbox: bubblewrap"* ]] || { rm -rf "$v"; skip "bubblewrap cannot make a sandbox here"; }
     local beside=0
