@@ -71,6 +71,26 @@ student_text() {
     [[ $output != *56.6* ]]
 }
 
+# checks_in_handout H LAB [DIR]: the handout H's make check of its lab
+# folder LAB (or of DIR), the program a recorded run of the lab's solution
+checks_in_handout() {
+    local h=$1 id=$2 d=${3:-$1/labs/$2} prog
+    prog=$(sed -n 's/^PROG *:= *//p' "$KIT_ROOT/labs/$id/Makefile")
+    mkdir -p "$d"
+    printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
+    rm -f "$d/$prog"
+    ln -s "$KIT_ROOT/checker/tests/fixtures/progs/replay-prog" "$d/$prog"
+    # (the kit's bats where make deps installed it; else, as run-checks
+    # finds it, the machine's: Debian's bats where there is no npm)
+    local b="$KIT_ROOT/checker/vendor/node_modules/bats/bin/bats"
+    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
+    REPLAY="$KIT_ROOT/checker/tests/fixtures/replays/$id/solution" \
+        LAB_SEED="$(cat "$KIT_ROOT/checker/tests/fixtures/replays/$id/solution/seed")" \
+        BATS="$b" \
+        PATH=$(tr : '\n' <<<"$PATH" | grep -v 'bats-core' | paste -sd: -) \
+        without_bats_env "$h/checker/run-checks" --dir "$d" "$id"
+}
+
 @test "the handout carries the reference runs, compressed, and its make check shows them after Your run" {
     need_handout
     local id d
@@ -82,18 +102,8 @@ student_text() {
     make -s -C "$HANDOUT/checker/trace" >/dev/null
     d="$BATS_TEST_TMPDIR/01"
     mkdir -p "$d"
-    printf 'sync_copy:\n\t@true\n' >"$d/Makefile"
-    ln -s "$KIT_ROOT/checker/tests/fixtures/progs/replay-prog" "$d/sync_copy"
     echo 'h2d_gbps = 20 GB/s' >"$d/predictions.txt"
-    # (the kit's bats where make deps installed it; else, as run-checks
-    # finds it, the machine's: Debian's bats where there is no npm)
-    local b="$KIT_ROOT/checker/vendor/node_modules/bats/bin/bats"
-    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
-    REPLAY="$KIT_ROOT/checker/tests/fixtures/replays/01-sync-copy/solution" \
-        LAB_SEED="$(cat "$KIT_ROOT/checker/tests/fixtures/replays/01-sync-copy/solution/seed")" \
-        BATS="$b" \
-        PATH=$(tr : '\n' <<<"$PATH" | grep -v 'bats-core' | paste -sd: -) \
-        run -0 without_bats_env "$HANDOUT/checker/run-checks" --dir "$d" 01
+    run -0 checks_in_handout "$HANDOUT" 01-sync-copy "$d"
     echo "$output"
     [[ $output == *"Your run (never graded): what the GPU did in the run checked above, beside the kit's reference runs"* ]]
     [[ $output == *"reference A: NVIDIA H100 80GB HBM3"* ]]
@@ -182,23 +192,6 @@ for line in open(sys.argv[1]):
     [ "$found" -ge 3 ] || { echo "only $found sections named: is the pattern still right?"; return 1; }
     [ -z "$bad" ] || { echo "$bad"; return 1; }
     echo "$found sections named, each there"
-}
-
-# checks_in_handout H LAB [DIR]: the handout H's make check of its lab
-# folder LAB (or of DIR), the program a recorded run of the lab's solution
-checks_in_handout() {
-    local h=$1 id=$2 d=${3:-$1/labs/$2} prog
-    prog=$(sed -n 's/^PROG *:= *//p' "$d/Makefile")
-    printf '%s:\n\t@true\n' "$prog" >"$d/Makefile"
-    rm -f "$d/$prog"
-    ln -s "$KIT_ROOT/checker/tests/fixtures/progs/replay-prog" "$d/$prog"
-    local b="$KIT_ROOT/checker/vendor/node_modules/bats/bin/bats"
-    [ -x "$b" ] || b=$(PATH=/usr/local/bin:/usr/bin:/bin command -v bats)
-    REPLAY="$KIT_ROOT/checker/tests/fixtures/replays/$id/solution" \
-        LAB_SEED="$(cat "$KIT_ROOT/checker/tests/fixtures/replays/$id/solution/seed")" \
-        BATS="$b" \
-        PATH=$(tr : '\n' <<<"$PATH" | grep -v 'bats-core' | paste -sd: -) \
-        without_bats_env "$h/checker/run-checks" --dir "$d" "$id"
 }
 
 @test "each figure of an earlier lab a Predict names is a question of that lab, and make check shows the student's own above the checks" {
