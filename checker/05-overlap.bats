@@ -35,10 +35,11 @@ BOUND_FACTOR=1.5
 # (checker/grade/README.md, what limits a node).
 setup_file() {
     build_lab
+    run_beside badopt -- --frobnicate
+    run_beside badstreams -- --streams 0
+    run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
-    run_lab badopt -- --frobnicate
-    run_lab badstreams -- --streams 0
-    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+    runs_done
 }
 
 # ORDERS: the two issue orders, as the program names their NVTX ranges.
@@ -54,9 +55,7 @@ words() { echo "${1/_/-}"; }
 # kernels: streamtrace query's stages). Kept in $RUNS/RUN.reps-RANGE: the
 # checks and Your run ask for it again.
 reps() {
-    local keep="$RUNS/$1.reps-$2"
-    [ -s "$keep" ] || reps_of "$1" "$2" >"$keep"
-    cat "$keep"
+    kept "$RUNS/$1.reps-$2" reps_of "$1" "$2"
 }
 reps_of() { tq "$1" stages "nvtx:$2" | awk '{ print $3, $4, $5, $7, $6 }'; }
 

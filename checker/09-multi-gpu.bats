@@ -35,10 +35,11 @@ BOUND_FACTOR=1.5
 
 setup_file() {
     build_lab
+    run_beside badopt -- --frobnicate
+    run_beside badpart -- --part 4
+    run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
-    run_lab badopt -- --frobnicate
-    run_lab badpart -- --part 4
-    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+    runs_done
 }
 
 # slices_on RUN DEVICE: how many slices part 1 put on GPU DEVICE (slice s
@@ -59,9 +60,7 @@ slices_on() {
 # the range it started in (streamtrace query's stages, less the line of a
 # range without GPU work). Kept in $RUNS: the checks and Your run ask again.
 split_reps() {
-    local keep="$RUNS/$1.split-$2"
-    [ -s "$keep" ] || split_reps_of "$1" "$2" >"$keep"
-    cat "$keep"
+    kept "$RUNS/$1.split-$2" split_reps_of "$1" "$2"
 }
 split_reps_of() { tq "$1" stages "nvtx:$2" | awk '$2 != "-"'; }
 

@@ -26,9 +26,10 @@ load lib/checks
 
 setup_file() {
     build_lab
+    run_beside badopt -- --frobnicate
+    run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
-    run_lab badopt -- --frobnicate
-    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+    runs_done
 }
 
 # A branch counts as running beside the other when at least this share of
@@ -87,14 +88,18 @@ nvtx_nth() { tq "$1" list "nvtx:$2" | awk -F'\t' -v k="$3" 'NR == k { print $1, 
 
 # ------------------------------------------------------------ captures
 
+# pitfall_ranges RUN: "START<TAB>END" of each NVTX range of the pitfall part.
+pitfall_ranges() { { tq "$1" list nvtx:pitfall_sync; tq "$1" list nvtx:pitfall_legacy; } | cut -f 1,2; }
+
 # capture_order RUN: "ok", or what is wrong with the order of the calls
 # that begin and end captures, instantiate graphs and launch them: every
 # capture begun ends (cudaStreamEndCapture) before another begins, before a
 # graph is instantiated or launched, and before the program ends; and every
 # capture but the pitfall part's ends with cudaSuccess.
 capture_order() {
-    { tq "$1" list nvtx:pitfall_sync; tq "$1" list nvtx:pitfall_legacy; } | cut -f 1,2 >"$RUNS/$1.pitfalls"
-    tq "$1" returned api | awk -F'\t' -v pf="$RUNS/$1.pitfalls" '
+    local pf="$RUNS/$1.pitfalls"
+    kept "$pf" pitfall_ranges "$1" >/dev/null
+    tq "$1" returned api | awk -F'\t' -v pf="$pf" '
         function bad(why) { print why; done = 1; exit }
         BEGIN { name[901] = "the capture was invalidated (cudaErrorStreamCaptureInvalidated): a call it refused broke it"
                 name[904] = "a stream forked from the capture was not joined back (cudaErrorStreamCaptureUnjoined): its last work must be waited for by the origin stream before the end"
@@ -283,13 +288,17 @@ unwaited() {
         "keep the given waits: cudaStreamSynchronize(s) after the warm-up and after each cudaGraphUpload (the upload is queued on the stream like work: a replay behind it times it too), cudaDeviceSynchronize() after part 2's cudaMemset calls (a memset may still run when it returns, on the legacy default stream, which the part's non-blocking streams do not wait for), and the wait that ends each loop and replay"
 }
 
+# update_copies RUN: "R<TAB>CORR<TAB>END" for each copy back of part 3.
+update_copies() { tq "$1" corr d2h --window nvtx:update+gpu | awk -F'\t' '{ print "R\t" $11 "\t" $2 }'; }
+
 # copy_waits RUN: part 3's copies back (cudaMemcpyAsync, in the range
 # "update") whose call is not followed, next but for cudaGetLastError, by a
 # wait that returned after the copy ended (0.02 ms allowed): the host reads
 # the result right after. One line each.
 copy_waits() {
-    tq "$1" corr d2h --window nvtx:update+gpu | awk -F'\t' '{ print "R\t" $11 "\t" $2 }' >"$RUNS/$1.update_copies"
-    tq "$1" returned api | awk -F'\t' -v f="$RUNS/$1.update_copies" '
+    local f="$RUNS/$1.update_copies"
+    kept "$f" update_copies "$1" >/dev/null
+    tq "$1" returned api | awk -F'\t' -v f="$f" '
         BEGIN { while ((getline l < f) > 0) { split(l, x, "\t"); end[x[2]] = x[3] + 0; n++ } }
         $6 == "cudaGetLastError" { next }
         pend != "" {

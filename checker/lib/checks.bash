@@ -133,6 +133,26 @@ run_lab() {
     fi
 }
 
+# run_beside NAME [--env VAR=VALUE]... -- ARGS...: run_lab's run NAME, made
+# while the checker goes on to its next run (the traced one), for a run that
+# is over before it could reach a GPU: a bad option, no device visible.
+# runs_done waits for them. Under the grader each run is its to make, one
+# request at a time (door_run): there run_beside is run_lab.
+BESIDE=()
+run_beside() {
+    if [ -n "${GRADE_DOOR:-}" ]; then
+        run_lab "$@"
+        return 0
+    fi
+    run_lab "$@" &
+    BESIDE+=("$!")
+}
+runs_done() {
+    local p
+    for p in "${BESIDE[@]}"; do wait "$p" || true; done
+    BESIDE=()
+}
+
 # queues_shared NAME: the trace of run NAME, made with fewer hardware queues,
 # says two of its streams shared one, or that it cannot tell (capture.c).
 queues_shared() {
@@ -253,6 +273,48 @@ no_inherited_fds() {
 
 rc_of() { local rc=""; { read -r rc <"$RUNS/$1.rc"; } 2>/dev/null; echo "$rc"; }
 
+# ------------------------------------------------------------ checks at once
+#
+# run-checks may run a lab's checks at once (CHECK_JOBS: bats --jobs, within
+# the lab's file; setup_file's runs are made before any check begins). So
+# what a check keeps in $RUNS for the others is written whole under a name
+# of its own and then renamed (kept), and a re-run is made once, by the
+# first check that needs it, while the others wait for it (rerun_once):
+# two programs of one checker never run at once.
+
+# runs_locked CMD...: CMD, holding this checker's lock (flock on RUNS/.lock;
+# the program a run starts does not inherit it: launch closes it).
+runs_locked() {
+    local fd rc=0
+    mkdir -p "$RUNS"
+    if ! command -v flock >/dev/null 2>&1 || ! { exec {fd}>>"$RUNS/.lock"; } 2>/dev/null; then
+        "$@"
+        return
+    fi
+    flock "$fd"
+    "$@" || rc=$?
+    exec {fd}>&-
+    return "$rc"
+}
+
+# rerun_once NAME NEW: NEW, a re-run of run NAME (rerun_lab), made unless a
+# check made it already.
+rerun_once() { runs_locked rerun_missing "$1" "$2"; }
+rerun_missing() { [ -f "$RUNS/$2.rc" ] || rerun_lab "$1" "$2"; }
+
+# kept FILE CMD...: what CMD prints, made once (where FILE is empty or
+# missing) and kept in FILE for the next check that asks.
+kept() {
+    local f=$1
+    shift
+    if ! [ -s "$f" ]; then
+        local part="$f.$BASHPID"    # (expanded here: a command's redirection is its child's)
+        "$@" >"$part" && mv -f "$part" "$f"
+        rm -f "$part"
+    fi
+    cat -- "$f" 2>/dev/null
+}
+
 # rerun_lab NAME NEW: run the program again exactly as run NAME was (options,
 # environment, trace), kept as NEW.
 rerun_lab() {
@@ -317,7 +379,7 @@ second_chance() {
         return 1
     fi
     for i in $(seq 1 "$RERUNS_MAX"); do
-        [ -f "$RUNS/$run.again$i.rc" ] || rerun_lab "$run" "$run.again$i" || break
+        rerun_once "$run" "$run.again$i" || break
         if "$@" "$run.again$i" >/dev/null 2>&1; then
             note "passed on re-run $i of $RERUNS_MAX: the first run $(grep -m 1 '^seen:' <<<"$out" | sed 's/^seen: *//')" \
                 "(another program on the GPU?)"
@@ -349,7 +411,7 @@ second_look() {
     "$@" "$run" || return 1
     why=$("$tested" "$run") && return 0
     for i in $(seq 1 "$RERUNS_MAX"); do
-        rerun_lab "$run" "$run.look$i" || break
+        rerun_once "$run" "$run.look$i" || break
         runs=$((runs + 1))
         if ! out=$("$@" "$run.look$i" 2>&1); then
             echo "$out"
@@ -528,10 +590,11 @@ tq() {
     fi
     [ -z "${GRADE_STEPS:-}" ] || step_now t0
     if [ ${#key} -le 200 ] && { [ -d "$RUNS/$name.q" ] || mkdir -p "$RUNS/$name.q" 2>/dev/null; }; then
-        "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" >"$c.$$" || rc=$?
+        local part="$c.$BASHPID"    # (see kept)
+        "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" >"$part" || rc=$?
         # (the answer first, then its status: a reader that sees the status
         # reads the whole answer)
-        mv -f "$c.$$" "$c" && echo "$rc" >"$c.rc.$$" && mv -f "$c.rc.$$" "$c.rc"
+        mv -f "$part" "$c" && echo "$rc" >"$part" && mv -f "$part" "$c.rc"
         cat -- "$c"
     else
         "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" || rc=$?
@@ -585,7 +648,7 @@ unguaranteed() {
 # checks ask the same (lab 08: api, kernel, copy, event in most checks), each
 # test in a process of its own. The exit status: the last SEL's.
 records() {
-    local run=$1 sel c rc=0 files=()
+    local run=$1 sel c part rc=0 files=()
     shift
     for sel in "$@"; do
         c=${sel//%/%25} c=${c//\//%2F}
@@ -593,8 +656,9 @@ records() {
         if ! [ -f "$c.rc" ] || ! [ "$c.rc" -nt "$RUNS/$run.trace" ]; then
             [ -d "$RUNS/$run.corr" ] || mkdir -p "$RUNS/$run.corr"
             rc=0
-            tq "$run" corr "$sel" >"$c" || rc=$?
-            echo "$rc" >"$c.rc"
+            part="$c.$BASHPID"    # (see kept)
+            tq "$run" corr "$sel" >"$part" || rc=$?
+            mv -f "$part" "$c" && echo "$rc" >"$part" && mv -f "$part" "$c.rc"
         fi
         files+=("$c")
     done
@@ -1053,8 +1117,9 @@ run_digests() {
     local keep="$RUNS/$1.digests" args=() rc=0
     if ! [ "$keep.rc" -nt "$RUNS/$1.how" ]; then
         mapfile -t args < <(run_args "$1")
-        "$DIGESTS" "$LAB_ID" "${args[@]}" --seed "$(lab_seed)" >"$keep" 2>&1 || rc=$?
-        echo "$rc" >"$keep.rc"
+        local part="$keep.$BASHPID"    # (see kept)
+        "$DIGESTS" "$LAB_ID" "${args[@]}" --seed "$(lab_seed)" >"$part" 2>&1 || rc=$?
+        mv -f "$part" "$keep" && echo "$rc" >"$part" && mv -f "$part" "$keep.rc"
     fi
     cat "$keep"
     return "$(cat "$keep.rc")"

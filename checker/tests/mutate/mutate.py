@@ -557,6 +557,9 @@ def build_one(v, arch):
 def checker_env(keep):
     env = {k: v for k, v in os.environ.items() if not k.startswith('BATS_')}
     env.update(KEEP_RUNS=keep, LAB_SEED=SEED, NO_COLOR='1')
+    # eight checkers at once already: each one's checks one after another
+    # (run-checks, CHECK_JOBS), unless the caller says otherwise
+    env.setdefault('CHECK_JOBS', '1')
     return env
 
 
