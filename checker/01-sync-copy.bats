@@ -14,9 +14,10 @@ load lib/checks
 
 setup_file() {
     build_lab
+    run_beside badopt -- --frobnicate
+    run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
-    run_lab badopt -- --frobnicate
-    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+    runs_done
 }
 
 # elements and bytes as the program announced them ("sync_copy: N elements ...")

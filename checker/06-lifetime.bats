@@ -43,7 +43,10 @@ setup_file() {
     local sc t0
     build_lab
     make --no-print-directory -C "$KIT_ROOT/checker/stress" >"$RUNS/stress-build.log" 2>&1 || true
+    run_beside badopt -- --frobnicate
+    run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
+    runs_done
     if [ "$(rc_of main)" != 77 ]; then
         # one run of the four scenarios, then each it did not verify alone
         # (every CUDA program's start costs the node's driver about 0.2 s,
@@ -60,8 +63,6 @@ setup_file() {
             [ -z "${GRADE_STEPS:-}" ] || step_done run-sanitizer sanitizer "$t0"
         fi
     fi
-    run_lab badopt -- --frobnicate
-    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
 }
 
 # The verdict line of scenario N in run NAME (empty if none).

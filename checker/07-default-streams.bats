@@ -26,10 +26,11 @@ PIPE=(--window nvtx:part3_pipeline)
 
 setup_file() {
     build_lab
+    run_beside badopt -- --frobnicate
+    run_beside badpart -- --part 4
+    run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
-    run_lab badopt -- --frobnicate
-    run_lab badpart -- --part 4
-    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+    runs_done
 }
 
 # need_kernel NAME: the trace of run main holds kernel NAME; else say so.

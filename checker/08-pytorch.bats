@@ -20,9 +20,10 @@ load lib/checks
 
 setup_file() {
     build_lab
+    run_beside badopt -- --frobnicate
+    run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
-    run_lab badopt -- --frobnicate
-    run_lab nodev --env CUDA_VISIBLE_DEVICES= --
+    runs_done
 }
 
 # queued RANGE [K]: what the code in the Kth NVTX range RANGE (default the
