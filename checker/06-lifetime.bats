@@ -48,13 +48,13 @@ setup_file() {
     run_lab main --trace
     runs_done
     if [ "$(rc_of main)" != 77 ]; then
-        # one run of the four scenarios, then each it did not verify alone
-        # (every CUDA program's start costs the node's driver about 0.2 s,
-        # one start at a time: checker/grade/README.md, what limits a node)
-        run_stress stress
-        for sc in 1 2 3 4; do
-            stress_verified stress "$sc" || run_stress "s$sc" --scenario "$sc"
-        done
+        # one run of the four scenarios under the stress tool, beside the
+        # sanitizer's (both are judged by their results, which another
+        # program on the GPU cannot change); then each scenario it did not
+        # verify, alone (every CUDA program's start costs the node's driver
+        # about 0.2 s, one start at a time: checker/grade/README.md, what
+        # limits a node)
+        beside run_stress stress
         if [ -n "$SANITIZER" ] && built_ok; then
             [ -z "${GRADE_STEPS:-}" ] || step_now t0
             launch sanitizer -- "$SANITIZER" --tool memcheck \
@@ -62,6 +62,10 @@ setup_file() {
                 --seed "$(lab_seed)"
             [ -z "${GRADE_STEPS:-}" ] || step_done run-sanitizer sanitizer "$t0"
         fi
+        runs_done
+        for sc in 1 2 3 4; do
+            stress_verified stress "$sc" || run_stress "s$sc" --scenario "$sc"
+        done
     fi
 }
 

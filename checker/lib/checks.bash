@@ -89,7 +89,8 @@ built_ok() { local rc=""; { read -r rc <"$RUNS/build.rc"; } 2>/dev/null; [ "$rc"
 lab_seed() {
     if [ ! -s "$RUNS/seed" ]; then
         mkdir -p "$RUNS"
-        echo "${LAB_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" >"$RUNS/seed"
+        echo "${LAB_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" >"$RUNS/seed.$BASHPID" &&
+            mv -f "$RUNS/seed.$BASHPID" "$RUNS/seed"
     fi
     cat "$RUNS/seed"
 }
@@ -133,20 +134,25 @@ run_lab() {
     fi
 }
 
-# run_beside NAME [--env VAR=VALUE]... -- ARGS...: run_lab's run NAME, made
-# while the checker goes on to its next run (the traced one), for a run that
-# is over before it could reach a GPU: a bad option, no device visible.
-# runs_done waits for them. Under the grader each run is its to make, one
-# request at a time (door_run): there run_beside is run_lab.
+# beside CMD...: CMD (a run, or runs: run_lab, a lab's own), made while the
+# checker goes on to its next; runs_done waits for every one. For runs that
+# cannot change what the next one measures: a run that is over before it
+# could reach a GPU (run_beside: a bad option, no device visible), or two
+# runs whose checks judge results, not times (lab 06's under the stress tool
+# and the sanitizer). Under the grader each run is its to make, one request
+# at a time (door_run): there CMD is made at once, as without beside.
 BESIDE=()
-run_beside() {
+beside() {
+    lab_seed >/dev/null    # (one seed for every run: chosen before they start)
     if [ -n "${GRADE_DOOR:-}" ]; then
-        run_lab "$@"
+        "$@"
         return 0
     fi
-    run_lab "$@" &
+    "$@" &
     BESIDE+=("$!")
 }
+# run_beside NAME [--env VAR=VALUE]... -- ARGS...: run_lab's run NAME, beside.
+run_beside() { beside run_lab "$@"; }
 runs_done() {
     local p
     for p in "${BESIDE[@]}"; do wait "$p" || true; done
