@@ -275,6 +275,52 @@ tested_speed() {
     [ "$(cat "$LAB_DIR/count")" = 3 ]
 }
 
+# A lab's checks may run at once (run-checks, CHECK_JOBS): two checks that
+# want the same re-run get one, made by the first while the other waits.
+@test "checks at once: a re-run two checks ask for at the same time is made once, and both pass on it" {
+    printf '5\n20\n30\n' >"$LAB_DIR/speeds"
+    run_lab main --
+    # (each run noted at once, then slower than the other check's start:
+    # without the lock both would make it)
+    sed -i '2i echo run >>"$(dirname "$0")/runs"; sleep 0.3' "$LAB_DIR/fake"
+    local a=$BATS_TEST_TMPDIR/a b=$BATS_TEST_TMPDIR/b
+    second_chance main fast_enough >"$a" 3>&1 &
+    second_chance main fast_enough >"$b" 3>&1 &
+    wait
+    cat "$a" "$b"
+    [ "$(wc -l <"$LAB_DIR/runs")" = 1 ]
+    [[ $(cat "$a") == "@note: passed on re-run 1 of 2: the first run speed = 5"* ]]
+    [[ $(cat "$b") == "@note: passed on re-run 1 of 2: the first run speed = 5"* ]]
+    [[ $(cat "$RUNS/main.again1.out") == *"speed = 20"* ]]
+}
+
+@test "checks at once: what one keeps for the others (kept) is made where missing, and read whole" {
+    local f=$RUNS/answer
+    run -0 kept "$f" printf 'one\ntwo\n'
+    [ "$output" = "$(printf 'one\ntwo')" ]
+    run -0 kept "$f" printf 'other\n'
+    [ "$output" = "$(printf 'one\ntwo')" ]
+    # (no piece of a half-written answer is left beside it)
+    [ "$(ls "$RUNS" | grep -c '^answer')" = 1 ]
+}
+
+@test "the runs beside the traced one (a bad option, no device) share its seed, and are over when it is" {
+    unset LAB_SEED
+    printf '1\n2\n3\n' >"$LAB_DIR/speeds"
+    run_beside badopt -- --frobnicate
+    run_beside nodev --env FAKE_ENV=none --
+    run_lab main --
+    runs_done
+    local s
+    s=$(cat "$RUNS/seed")
+    [[ $s =~ ^[0-9]+$ ]]
+    grep -qx "args: --frobnicate --seed $s" "$RUNS/badopt.out"
+    grep -qx "args: --seed $s" "$RUNS/nodev.out"
+    grep -qx "env: none" "$RUNS/nodev.out"
+    grep -qx "args: --seed $s" "$RUNS/main.out"
+    [ "$(rc_of badopt)$(rc_of nodev)$(rc_of main)" = 000 ]
+}
+
 @test "a run's digests are computed once however many checks ask, its status and output kept" {
     DIGESTS=$BATS_TEST_TMPDIR/digests LAB_SEED=7
     cat >"$DIGESTS" <<'EOF'

@@ -517,6 +517,34 @@ second_look_replay() {
     grep -q 'got 3452816845' "$BATS_TEST_TMPDIR/02-async-copy/lucky.log"
 }
 
+# verdicts_at_once V [MAKE]: V replayed whole (MAKE: derived as
+# second_look_replay's, with a re-run) with its checks one at a time and all
+# at once (run-checks, CHECK_JOBS): the same TAP, bar the times, re-runs and
+# their notes included.
+verdicts_at_once() {
+    local v=$1 j d tap=()
+    for j in 1 64; do
+        d="$BATS_TEST_TMPDIR/jobs$j"
+        [ -z "${2:-}" ] || "$2" "$d/${v#*/}" again
+        REPLAY_OUT="$d" CHECK_JOBS=$j REPLAY_DIR=${2:+$d/${v#*/}} replay_check "$v"
+        tap+=("$d/$v.tap")
+    done
+    grep -c '^ok' "${tap[0]}"
+    diff <(sed 's/ in [0-9]*ms$//' "${tap[0]}") <(sed 's/ in [0-9]*ms$//' "${tap[1]}")
+    [ "$(grep -c '^\(not \)\?ok' "${tap[0]}")" -gt 10 ]
+}
+
+@test "a lab's checks at once give the verdicts they give one at a time, a re-run's included (lab 02)" {
+    verdicts_at_once 02-async-copy/lucky lucky_02
+    grep -q 're-run 1 of 2 showed it' "$BATS_TEST_TMPDIR/jobs64/02-async-copy/lucky.tap"
+}
+
+@test "a lab's checks at once give the verdicts they give one at a time (labs 07, 10)" {
+    skip_full "four more replays"
+    verdicts_at_once 07-default-streams/late late_07
+    verdicts_at_once 10-graphs/solution
+}
+
 @test "lab 02: when no run puts the wait to the test, the check passes and says so" {
     skip_full "one more replay, three runs of it"
     second_look_replay lucky_02 02-async-copy/lucky "every element of the result is right" passes \
