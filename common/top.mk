@@ -31,7 +31,7 @@ tools-quiet:
 
 # run-checks exits 3 when no check failed but those that need a GPU were
 # skipped ("not graded"): it says so, and make check exits 0.
-check: tools-quiet bats                        ## check the labs in labs/ (LAB=01 for one, REPORT=tap|junit)
+check: tools-quiet bats                        ## check the labs in labs/ (LAB=01 for one, REPORT=tap|junit; CHECK_JOBS=1: checks one at a time)
 	@checker/run-checks --tree labs $(CHECK_ARGS); rc=$$?; [ $$rc = 3 ] || exit $$rc
 
 slides:                                        ## build the decks to slides/build/*.html
