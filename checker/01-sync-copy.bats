@@ -18,6 +18,27 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        bandwidth h2d
+        bytes d2h
+        corr api
+        corr event
+        corr gpu
+        count api:cudaMemcpy
+        count d2h --mem PAGEABLE
+        count h2d --mem PAGEABLE
+        count kernel
+        durations kernel
+        events d2h
+        events h2d
+        events kernel
+        list gpu
+        order h2d kernel
+        overlap copy kernel
+        streams
+        streams gpu
+EOF
 }
 
 # elements and bytes as the program announced them ("sync_copy: N elements ...")

@@ -22,6 +22,27 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        corr api
+        corr event
+        corr gpu
+        count api:cudaMemcpy
+        events h2d
+        list api
+        list api:cudaMemcpyAsync
+        list d2h
+        list gpu
+        list h2d
+        list kernel
+        list nvtx:cpu_work
+        list nvtx:issue
+        list nvtx:wait
+        list sync
+        overlap nvtx:cpu_work gpu
+        streams
+        streams gpu
+EOF
 }
 
 elements() { awk '/^async_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.out"; }

@@ -23,6 +23,24 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        corr api
+        corr event
+        corr gpu
+        events copy
+        list api:cudaMemcpyAsync
+        list copy
+        list h2d
+        list nvtx
+        list nvtx:async_pageable
+        list nvtx:async_pinned
+        list nvtx:async_registered
+        list nvtx:pageable
+        list nvtx:pinned
+        list nvtx:registered
+        streams
+EOF
 }
 
 KINDS="pageable pinned registered"

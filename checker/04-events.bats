@@ -19,6 +19,26 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        corr api
+        corr d2h
+        corr event
+        corr gpu
+        corr kernel
+        corr kernel:busy_kernel
+        corr memset
+        corr sync
+        count kernel:busy_kernel
+        durations kernel:busy_kernel
+        events kernel:busy_kernel
+        list kernel:consumer_kernel
+        list kernel:producer_kernel
+        overlap nvtx:polling kernel:busy_kernel
+        streams
+        streams kernel:consumer_kernel
+        streams kernel:producer_kernel
+EOF
 }
 
 # busy_ms N: the traced duration of the Nth busy_kernel run. Part 1 launches

@@ -40,6 +40,47 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        bound nvtx:sequential nvtx:breadth_first
+        bound nvtx:sequential nvtx:depth_first
+        count d2h --mem PAGEABLE
+        count d2h --mem PINNED
+        count h2d --mem PAGEABLE
+        count h2d --mem PINNED
+        count kernel --stream default --window nvtx:breadth_first#last
+        count kernel --stream default --window nvtx:depth_first#last
+        count kernel --stream default --window nvtx:uneven*
+        count kernel --window nvtx:breadth_first#last
+        count kernel --window nvtx:depth_first#last
+        count nvtx:uneven_breadth_first
+        count nvtx:uneven_depth_first
+        events gpu
+        list api --window nvtx:breadth_first#last
+        list api --window nvtx:depth_first#last
+        list copy --mem PAGEABLE --window nvtx:breadth_first#last
+        list copy --mem PAGEABLE --window nvtx:depth_first#last
+        list event --stream default
+        list gpu
+        list nvtx:breadth_first
+        list nvtx:depth_first
+        list nvtx:sequential
+        list nvtx:uneven_breadth_first
+        list nvtx:uneven_depth_first
+        meta copy_engines
+        overlap h2d d2h --window nvtx:breadth_first+gpu
+        overlap h2d d2h --window nvtx:depth_first+gpu
+        overlap h2d kernel --window nvtx:breadth_first+gpu
+        overlap h2d kernel --window nvtx:depth_first+gpu
+        stages nvtx:breadth_first
+        stages nvtx:depth_first
+        stages nvtx:sequential
+        streams gpu
+        streams gpu --window nvtx:breadth_first#last
+        streams gpu --window nvtx:breadth_first+gpu
+        streams gpu --window nvtx:depth_first#last
+        streams gpu --window nvtx:depth_first+gpu
+EOF
 }
 
 # ORDERS: the two issue orders, as the program names their NVTX ranges.

@@ -31,6 +31,42 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        corr api
+        corr gpu
+        corr gpu --window nvtx:part2_per_thread
+        corr nvtx
+        corr nvtx:part3_pipeline
+        count api:cudaDeviceSynchronize --window nvtx:part2_per_thread
+        count gpu --stream default --window nvtx:part3_pipeline
+        count kernel:spin_blocking_kernel
+        count kernel:spin_legacy_kernel
+        count kernel:spin_nonblocking_kernel
+        count kernel:spin_per_thread_kernel
+        list api
+        list event --window nvtx:part2_per_thread
+        list gpu --stream default --window nvtx:part3_pipeline
+        list gpu --window nvtx:part2_per_thread
+        list kernel:spin_blocking_kernel
+        list kernel:spin_legacy_kernel
+        list kernel:spin_nonblocking_kernel
+        list kernel:spin_per_thread_kernel
+        list nvtx
+        list sync --window nvtx:part2_per_thread
+        order kernel:spin_legacy_kernel kernel:spin_blocking_kernel
+        order kernel:spin_legacy_kernel kernel:spin_nonblocking_kernel
+        order kernel:spin_legacy_kernel kernel:spin_per_thread_kernel
+        overlap copy kernel --window nvtx:part3_pipeline
+        overlap kernel:spin_legacy_kernel kernel:spin_nonblocking_kernel
+        span gpu --window nvtx:part2_legacy
+        span gpu --window nvtx:part2_per_thread
+        streams
+        streams gpu --window nvtx:part2_per_thread
+        streams kernel:spin_blocking_kernel
+        streams kernel:spin_nonblocking_kernel
+        streams sync --window nvtx:part2_per_thread
+EOF
 }
 
 # need_kernel NAME: the trace of run main holds kernel NAME; else say so.

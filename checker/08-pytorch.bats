@@ -24,6 +24,32 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        corr api
+        corr copy
+        corr event
+        corr kernel
+        corr memset
+        corr nvtx
+        corr nvtx:batch
+        corr nvtx:events
+        corr nvtx:pageable_copy
+        corr nvtx:pinned_copy
+        corr nvtx:side_stream
+        corr nvtx:sync_after
+        corr nvtx:sync_before
+        corr nvtx:sync_both
+        corr nvtx:sync_neither
+        corr sync
+        count nvtx:batch
+        list api --window nvtx:events
+        list api --window nvtx:pageable_copy
+        list api:cudaLaunchKernel --window nvtx:sync_both
+        list nvtx:sync_neither
+        overlap h2d kernel --window nvtx:side_stream+gpu
+        streams gpu
+EOF
 }
 
 # queued RANGE [K]: what the code in the Kth NVTX range RANGE (default the

@@ -40,6 +40,44 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        bound nvtx:sequential nvtx:pipelined
+        corr api
+        corr copy
+        corr event
+        corr kernel
+        corr memset
+        corr nvtx
+        corr nvtx:part1_split
+        corr nvtx:part2_event
+        corr sync
+        corr sync:wait
+        count kernel --device 0 --window nvtx:pipelined#last
+        count kernel --device 1 --window nvtx:pipelined#last
+        count kernel:consume_kernel --window nvtx:part2_event
+        count kernel:produce_kernel --window nvtx:part2_event
+        count p2p:direct --window nvtx:direct
+        count p2p:host --window nvtx:staged
+        current kernel
+        events p2p
+        list api --window nvtx:part2_event
+        list api --window nvtx:pipelined#last
+        list gpu --window nvtx:part2_event
+        list gpu --window nvtx:pipelined#last
+        list kernel:consume_kernel --window nvtx:part2_event
+        list kernel:produce_kernel --window nvtx:part2_event
+        list nvtx:direct
+        list nvtx:staged
+        list p2p
+        order kernel:produce_kernel kernel:consume_kernel --window nvtx:part2_event
+        streams
+        streams gpu --window nvtx:pipelined#last
+        streams kernel --device 0 --window nvtx:pipelined#last
+        streams kernel --device 1 --window nvtx:pipelined#last
+        streams p2p --window nvtx:direct
+        streams p2p --window nvtx:staged
+EOF
 }
 
 # slices_on RUN DEVICE: how many slices part 1 put on GPU DEVICE (slice s

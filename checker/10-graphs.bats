@@ -30,6 +30,68 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
+    # the questions its checks ask of the run, answered in one parse
+    tq_ahead main <<'EOF'
+        corr api:cudaGraphLaunch --window nvtx:graph_loop
+        corr api:cudaLaunchKernel --window nvtx:stream_loop
+        corr d2h --window nvtx:update+gpu
+        corr event
+        corr gpu
+        corr sync
+        count d2h --window nvtx:update+gpu
+        count nvtx:read
+        count nvtx:replay
+        graph gpu --window nvtx:replay#1+gpu
+        graph gpu --window nvtx:replay#2+gpu
+        graph gpu --window nvtx:replay#3+gpu
+        graph gpu --window nvtx:replay#4+gpu
+        graph kernel --window nvtx:graph_loop+gpu
+        graph kernel:update_kernel --window nvtx:update+gpu
+        list api --window nvtx:capture
+        list api --window nvtx:graph_loop
+        list api --window nvtx:stream_loop
+        list api --window nvtx:update
+        list d2h --window nvtx:update+gpu
+        list gpu --window nvtx:replay#1+gpu
+        list gpu --window nvtx:replay#2+gpu
+        list gpu --window nvtx:replay#3+gpu
+        list gpu --window nvtx:replay#4+gpu
+        list kernel --window nvtx:graph_loop+gpu
+        list kernel --window nvtx:stream_loop+gpu
+        list kernel:update_kernel --window nvtx:update+gpu
+        list nvtx:fork_capture
+        list nvtx:fork_stream
+        list nvtx:graph_loop
+        list nvtx:pitfall_legacy
+        list nvtx:pitfall_sync
+        list nvtx:read
+        list nvtx:replay
+        list nvtx:stream_loop
+        list nvtx:update
+        order kernel:branch_a kernel:join --window nvtx:fork_stream+gpu
+        order kernel:branch_a kernel:join --window nvtx:replay#1+gpu
+        order kernel:branch_a kernel:join --window nvtx:replay#2+gpu
+        order kernel:branch_a kernel:join --window nvtx:replay#3+gpu
+        order kernel:branch_a kernel:join --window nvtx:replay#4+gpu
+        order kernel:branch_b kernel:join --window nvtx:fork_stream+gpu
+        order kernel:branch_b kernel:join --window nvtx:replay#1+gpu
+        order kernel:branch_b kernel:join --window nvtx:replay#2+gpu
+        order kernel:branch_b kernel:join --window nvtx:replay#3+gpu
+        order kernel:branch_b kernel:join --window nvtx:replay#4+gpu
+        overlap kernel:branch_a kernel:branch_b --window nvtx:fork_stream+gpu
+        overlap kernel:branch_a kernel:branch_b --window nvtx:replay#1+gpu
+        overlap kernel:branch_a kernel:branch_b --window nvtx:replay#2+gpu
+        overlap kernel:branch_a kernel:branch_b --window nvtx:replay#3+gpu
+        overlap kernel:branch_a kernel:branch_b --window nvtx:replay#4+gpu
+        returned api
+        returned api --window nvtx:graph_loop
+        returned api --window nvtx:pitfall_legacy
+        returned api --window nvtx:pitfall_sync
+        returned api --window nvtx:stream_loop
+        returned api:cudaStreamEndCapture --window nvtx:fork_capture
+        streams
+        union kernel --window nvtx:graph_loop+gpu
+EOF
 }
 
 # A branch counts as running beside the other when at least this share of

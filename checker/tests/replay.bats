@@ -71,7 +71,8 @@ solutions_out() { echo "$BATS_FILE_TMPDIR/solutions"; }
 @test "recorded runs of the solutions pass every check" {
     local v runs bad=""
     runs=$(recorded solution)
-    REPLAY_OUT=$(solutions_out) REPLAY_PREDICTIONS=$LEARN at_once replay_check $runs
+    REPLAY_OUT=$(solutions_out) REPLAY_PREDICTIONS=$LEARN KEEP_RUNS=$(solutions_out)/runs \
+        at_once replay_check $runs
     for v in $runs; do
         # (`! cmd` would not fail a bats test: bash's errexit ignores it)
         if ! REPLAY_OUT=$(solutions_out) passes_all "$v"; then
@@ -80,6 +81,29 @@ solutions_out() { echo "$BATS_FILE_TMPDIR/solutions"; }
     done
     echo "${bad:-$(echo $runs | wc -w) recorded solutions pass}"
     [ -z "$bad" ] && [ -n "$runs" ]
+}
+
+# Each checker asks the questions its checks ask of the program's run in
+# setup_file, in one parse (tq_ahead): in the solutions' replays above, no
+# check asked one of the main run that is not in its list, but for windows
+# of the run's own times (--from, --to: made from an earlier answer).
+@test "a checker's questions of its solution's run are answered in one parse, but windows of the run's own times" {
+    local d lab q ahead missing="" labs=0
+    for d in "$(solutions_out)"/runs/*.*/; do
+        [ -d "$d/main.q" ] || continue
+        lab=$(basename "$d") lab=${lab%.*}
+        ahead=$(awk '/tq_ahead main <</ { f = 1; next } f && /^EOF$/ { f = 0 } f { sub(/^ +/, ""); print }' \
+            "$KIT_ROOT/checker/$lab.bats")
+        [ -n "$ahead" ] || { missing+=$'\n'"$lab: no tq_ahead main list"; continue; }
+        labs=$((labs + 1))
+        while IFS= read -r q; do
+            q=${q//%20/ } q=${q//%2F//} q=${q//%25/%}
+            [[ $q == *--from* || $q == *--to* ]] && continue
+            grep -qxF -- "$q" <<<"$ahead" || missing+=$'\n'"$lab: tq main $q"
+        done < <(ls "$d/main.q" | grep -v '\.rc$')
+    done
+    echo "${missing:-$labs checkers ask every other question of their run in one parse}"
+    [ -z "$missing" ] && [ "$labs" -ge 9 ]
 }
 
 # ------------------------------------------------------------ Your run

@@ -167,6 +167,20 @@ lesson() {
 	run -0 "$ST" query "$B" overlap memset kernel:nosuch; echo "$output"; expect "0.000000 0.0000 0.0000"
 }
 
+@test "query FILE - answers each question of stdin as alone, from one parse, a bad one in the middle too" {
+	local q want="" got
+	for q in "count	h2d" "list	kernel" "bogus" "order	h2d	kernel" "count	kernel	--window	nvtx:outer" "count	gpu	--window	nvtx:nosuch"; do
+		want+=$("$ST" query "$B" $q 2>/dev/null; printf '\036%d' $?)$'\n'
+	done
+	got=$(printf 'count\th2d\nlist\tkernel\nbogus\norder\th2d\tkernel\ncount\tkernel\t--window\tnvtx:outer\ncount\tgpu\t--window\tnvtx:nosuch\n' |
+		"$ST" query "$B" - 2>"$BATS_TEST_TMPDIR/err")$'\n'
+	diff <(cat -A <<<"$want") <(cat -A <<<"$got")
+	grep -q 'unknown question "bogus"' "$BATS_TEST_TMPDIR/err"
+	[ "$(grep -c "^$(printf '\036')0\$" <<<"$got")" = 4 ]
+	# (a file it cannot read: its status, as alone)
+	run -3 "$ST" query "$BATS_TEST_TMPDIR/none" - </dev/null
+}
+
 @test "order compares the first match of each selector" {
 	# first h2d [1,3] ends at 3 = first kernel's start: before
 	run -0 "$ST" query "$B" order h2d kernel;    echo "$output"; expect before

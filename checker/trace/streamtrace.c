@@ -42,6 +42,9 @@ static const char usage_text[] =
 	"  svg FILE [-o OUT] [WINDOW]        SVG of the timeline\n"
 	"  summary [--width N] [WINDOW] FILE counts, bandwidth, overlap, streams at once\n"
 	"  query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW]\n"
+	"  query FILE -                      the questions on stdin, one a line, words\n"
+	"                                    TAB-separated: one parse; after each answer\n"
+	"                                    a line \"\\036\" and its exit status\n"
 	"  ask FILE QUESTION... | ask FILE -  what the program guaranteed (below)\n"
 	"questions: count total union span bytes bandwidth durations streams list SEL;\n"
 	"           events SEL (each record with the CUDA events around it on its stream);\n"
@@ -78,7 +81,7 @@ static const char *const cmd_usage[][2] = {
 	{ "json", "json FILE [-o OUT] [WINDOW]" },
 	{ "svg", "svg FILE [-o OUT] [WINDOW]" },
 	{ "summary", "summary [--width N] [WINDOW] FILE" },
-	{ "query", "query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW]" },
+	{ "query", "query FILE QUESTION [SEL [SEL2]] [FILTERS] [WINDOW] | query FILE - (questions on stdin)" },
 	{ "ask", "ask FILE QUESTION... | ask FILE - (questions on stdin)" },
 };
 
@@ -337,31 +340,89 @@ static int load(const char *file, const struct winspec *w, struct trace *whole,
 	return 0;
 }
 
+/* Take the window options of one question's words out into w, the rest
+ * into rest (room for argc). Return 0, or 2 after saying what is wrong. */
+static int split_window(int argc, char **argv, struct winspec *w, char **rest, int *nrest)
+{
+	*nrest = 0;
+	for (int i = 0; i < argc; i++) {
+		int r = win_option(argc, argv, &i, w);
+		if (r == 2)
+			return 2;
+		if (!r)
+			rest[(*nrest)++] = argv[i];
+	}
+	return 0;
+}
+
+/* One question on the whole trace: cut to its window w if it has one. */
+static int query_in(const struct trace *whole, const struct winspec *w, int nrest, char **rest)
+{
+	struct trace view;
+	if (!w->n && !w->from && !w->to)
+		return query_main(whole, nrest, rest);
+	int rc = trace_window(whole, w, &view);
+	if (rc)
+		return rc;
+	rc = query_main(&view, nrest, rest);
+	trace_free(&view);
+	return rc;
+}
+
+/* `query FILE -`: the questions on stdin, one a line, its words separated by
+ * tabs, answered from one parse of FILE (a checker asks a lab's questions at
+ * once). After each answer, a line of the ASCII record separator (0x1e) and
+ * that question's exit status; what a question gets wrong goes to stderr, as
+ * alone, and the next is answered. Exit status: 0, or FILE's. */
+#define BATCH_WORDS 64
+static int query_batch(const char *file)
+{
+	struct trace whole;
+	int rc = trace_load(file, &whole);
+	if (rc)
+		return rc;
+	char *line = NULL, *words[BATCH_WORDS], *rest[BATCH_WORDS];
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, stdin)) >= 0) {
+		struct winspec w = { 0 };
+		int n = 0, nrest, r;
+		char *p = line, *tok;
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		while ((tok = strsep(&p, "\t")) != NULL)
+			if (*tok && n < BATCH_WORDS)
+				words[n++] = tok;
+		r = split_window(n, words, &w, rest, &nrest);
+		if (!r)
+			r = query_in(&whole, &w, nrest, rest);
+		fflush(stdout);
+		printf("\036%d\n", r);
+	}
+	free(line);
+	trace_free(&whole);
+	return ferror(stdout) ? 1 : 0;
+}
+
 /* `query FILE ...`: take the window options out, pass the rest on. */
 static int cmd_query(int argc, char **argv)
 {
 	struct winspec w = { 0 };
-	struct trace whole, view, *t;
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
-	int nrest = 0;
-	if (argc < 1 || argv[0][0] == '-') {
-		free(rest);
+	struct trace whole;
+	char **rest;
+	int nrest, rc;
+	if (argc < 1 || argv[0][0] == '-')
 		return bad("query", "%s", "FILE comes first");
+	if (argc == 2 && strcmp(argv[1], "-") == 0)
+		return query_batch(argv[0]);
+	rest = malloc((size_t)argc * sizeof *rest);
+	if (!rest || split_window(argc - 1, argv + 1, &w, rest, &nrest)) {
+		free(rest);
+		return rest ? 2 : 3;
 	}
-	for (int i = 1; i < argc; i++) {
-		int r = win_option(argc, argv, &i, &w);
-		if (r == 2) {
-			free(rest);
-			return 2;
-		}
-		if (!r)
-			rest[nrest++] = argv[i];
-	}
-	int rc = load(argv[0], &w, &whole, &view, &t);
+	rc = trace_load(argv[0], &whole);
 	if (!rc) {
-		rc = query_main(t, nrest, rest);
-		if (t == &view)
-			trace_free(&view);
+		rc = query_in(&whole, &w, nrest, rest);
 		trace_free(&whole);
 	}
 	free(rest);
