@@ -651,15 +651,19 @@ EOF
 
 @test "a child that holds the program's output open: the verdict is the program's, in the time of a run" {
     skip_full "a program that leaves two children behind, graded"
-    local s sol
+    local st="$O/results/child-holds-output/01-sync-copy.steps" runs
     grep '^child-holds-output,01-sync-copy,' "$O/gradebook.csv"
     grep -q '^child-holds-output,01-sync-copy,not graded,not graded,3,0,0,9,' "$O/gradebook.csv"
-    # lab 01 runs the program 3 times: each ends within RUN_TIMEOUT of the
-    # program's end, not at the end of the children's 10 minutes
-    s=$(sed -n 's/^seconds=//p' "$O/results/child-holds-output/01-sync-copy.status")
-    sol=$(sed -n 's/^seconds=//p' "$O/results/solution-flat/01-sync-copy.status")
-    echo "lab 01: $s s with the children, $sol s without them (RUN_TIMEOUT $RUN_TIMEOUT s)"
-    [ "$s" -le $((sol + 3 * RUN_TIMEOUT)) ]
+    grep -qx 'timed_out=0' "$O/results/child-holds-output/01-sync-copy.status"
+    # each run of the program ends with the program, not at its time limit
+    # (the children sleep 10 minutes): its own seconds, not the lab's, which
+    # another lab's grading beside it stretches
+    cat "$st"
+    runs=$(awk -F'\t' '$1 ~ /^(run|run-traced|rerun)$/' "$st" | wc -l)
+    echo "lab 01: $runs runs, RUN_TIMEOUT $RUN_TIMEOUT s"
+    [ "$runs" -ge 3 ]
+    awk -F'\t' -v lim="$RUN_TIMEOUT" '$1 ~ /^(run|run-traced|rerun)$/ && $3 + 0 >= lim { print "too long: " $0; bad = 1 }
+        END { exit bad }' "$st"
 }
 
 @test "a program that floods its output is stopped at the size limit, and every report says so" {
