@@ -321,6 +321,13 @@ kept() {
     cat -- "$f" 2>/dev/null
 }
 
+# keep_answer FILE RC PART: an answer made in PART (a name of this process's
+# own, beside FILE) kept as FILE, then its exit status RC as FILE.rc: the
+# answer first, so that a check that sees the status reads the whole answer.
+keep_answer() {
+    mv -f "$3" "$1" && echo "$2" >"$3" && mv -f "$3" "$1.rc"
+}
+
 # rerun_lab NAME NEW: run the program again exactly as run NAME was (options,
 # environment, trace), kept as NEW.
 rerun_lab() {
@@ -598,9 +605,7 @@ tq() {
     if [ ${#key} -le 200 ] && { [ -d "$RUNS/$name.q" ] || mkdir -p "$RUNS/$name.q" 2>/dev/null; }; then
         local part="$c.$BASHPID"    # (see kept)
         "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" >"$part" || rc=$?
-        # (the answer first, then its status: a reader that sees the status
-        # reads the whole answer)
-        mv -f "$part" "$c" && echo "$rc" >"$part" && mv -f "$part" "$c.rc"
+        keep_answer "$c" "$rc" "$part"
         cat -- "$c"
     else
         "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" || rc=$?
@@ -693,7 +698,7 @@ records() {
             rc=0
             part="$c.$BASHPID"    # (see kept)
             tq "$run" corr "$sel" >"$part" || rc=$?
-            mv -f "$part" "$c" && echo "$rc" >"$part" && mv -f "$part" "$c.rc"
+            keep_answer "$c" "$rc" "$part"
         fi
         files+=("$c")
     done
@@ -1154,7 +1159,7 @@ run_digests() {
         mapfile -t args < <(run_args "$1")
         local part="$keep.$BASHPID"    # (see kept)
         "$DIGESTS" "$LAB_ID" "${args[@]}" --seed "$(lab_seed)" >"$part" 2>&1 || rc=$?
-        mv -f "$part" "$keep" && echo "$rc" >"$part" && mv -f "$part" "$keep.rc"
+        keep_answer "$keep" "$rc" "$part"
     fi
     cat "$keep"
     return "$(cat "$keep.rc")"
