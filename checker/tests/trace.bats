@@ -1320,7 +1320,9 @@ unordered kernel:22.1"
 	run -2 "$ST" ask "$F"
 	[[ "$output" == *"usage: streamtrace ask"* ]]
 	run -0 "$ST" help
-	for q in "order A B" "waits nvtx:NAME[#K]" "unordered A"; do [[ "$output" == *"  $q "* ]]; done
+	for q in "order A B" "waits nvtx:NAME[#K]" "unordered A" "settled nvtx:RANGE" "idle nvtx:RANGE"; do
+		[[ "$output" == *"  $q "* ]]
+	done
 }
 
 @test "ask: a record by name, KIND:NAME[#K], is the Kth of that kind whose name holds NAME, in the order of the calls" {
@@ -1333,6 +1335,43 @@ unordered kernel:22.1"
 	[ "${lines[2]}" = "none	no such record: kernel:k#9" ]
 	run -0 "$ST" ask "$F" "order kernel:node1 kernel:node2"
 	[[ "$output" == "unknown	both are nodes of one graph launch"* ]]
+}
+
+# settled.trace (its comments): k1 waited for before the range "part"; in
+# it k2 and a copy back waited for, then k3 on the legacy stream that
+# nothing waits for; the range "next" after it.
+@test "ask settled and idle: the work queued before a range done when it began, the work in it when it ended, by a host wait; else the last record that was not" {
+	F="$FX/settled.trace"
+	run -2 "$ST" ask "$F" "settled nvtx:part" "idle nvtx:part" "settled nvtx:next" "idle nvtx:*" \
+		"settled nvtx:part#2" "settled nvtx:part#0" "settled part"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"not-settled	part#1	after	0.800000	kernel:15	k3	7	default	-	0	0.410000	0.780000	1	none" \
+		"idle	1" \
+		"not-settled	next#1	before	0.900000	kernel:15	k3	7	default	-	0	0.410000	0.780000	1	none" \
+		"not-idle	next#1	before	0.900000	kernel:15	k3	7	default	-	0	0.410000	0.780000	1	none" \
+		"none	no such range: nvtx:part#2" \
+		"error	not a range: nvtx:part#0 (#K counts from 1)" \
+		"error	not a range: part (nvtx:NAME, nvtx:NAME#K or nvtx:NAME*)")"
+	# a cudaDeviceSynchronize in "part" after k3's launch settles both
+	sed 's/^end\t15\t0$/api\t600000\t890000\t1\t16\tcudaDeviceSynchronize\nsync\t600000\t890000\t0\t-\tcontext\t16\nend\t17\t0/' \
+		"$F" >"$BATS_TEST_TMPDIR/s.trace"
+	run -0 "$ST" ask "$BATS_TEST_TMPDIR/s.trace" "settled nvtx:*" "settled nvtx:part"
+	expect "$(printf '%s\n' "settled	2" "settled	1")"
+	# the waits after the record's call, by then, are named: one for
+	# stream 13 after k3's launch waits for other work
+	sed 's/^end\t15\t0$/api\t600000\t700000\t1\t16\tcudaStreamSynchronize\nsync\t600000\t700000\t0\t13\tstream\t16\nend\t17\t0/' \
+		"$F" >"$BATS_TEST_TMPDIR/s.trace"
+	run -0 "$ST" ask "$BATS_TEST_TMPDIR/s.trace" "settled nvtx:part"
+	[ "$output" = "not-settled	part#1	after	0.800000	kernel:15	k3	7	default	-	0	0.410000	0.780000	1	cudaStreamSynchronize (stream 13)" ]
+	# hb5's D2H copy before "loop": its cudaStreamSynchronize came inside it
+	run -0 "$ST" ask "$FX/hb5.trace" "settled nvtx:loop"
+	[ "$output" = "not-settled	loop#1	before	4.800000	copy:19	D2H copy	14	created	non-blocking	0	0.090000	5.900000	1	none" ]
+	# a trace older than format 5 cannot say what a wait for an event
+	# covered: lab 09's solution (format 4), part 2's producer
+	run -0 "$ST" ask "$RP/09-multi-gpu/solution/r.trace" "settled nvtx:sequential" "settled nvtx:part2_event"
+	[ "${lines[0]}" = "settled	3" ]
+	[[ "${lines[1]}" == "unknown	wait:645 "*"older than format 5"* ]]
 }
 
 @test "format 5: a link line belongs after an event, a record or a wait" {

@@ -24,7 +24,11 @@
  *     (a `sync` record of the call) come after what they waited for; a
  *     synchronous cudaMemcpy returns after its copy when it copies to the
  *     host or from pinned memory (Runtime API, "API synchronization
- *     behavior");
+ *     behavior"). A cudaStreamSynchronize of the legacy default stream
+ *     waits for the work queued in it: that the legacy stream waits for
+ *     the blocking streams is said of the actions queued in it, and a
+ *     synchronize queues none (a wait for it may last longer, as it
+ *     happens; labs 07 and 09 teach the wait for the stream itself);
  *   - a graph launch: its nodes come after the work queued before it on its
  *     stream, and the work queued after waits for all of them. The graph's
  *     own edges between its nodes are not in the trace: two nodes of one
@@ -852,6 +856,215 @@ static int q_unordered(const struct hb *h, char **argv, FILE *f)
 	return 0;
 }
 
+/* The node of the runtime call that queued GPU node i (after it in the
+ * order, with its correlation id); -1: none in the trace. */
+static int64_t call_of(const struct hb *h, size_t i)
+{
+	for (size_t j = i + 1; j < h->n && h->it[j].corr == h->it[i].corr; j++)
+		if (h->it[j].kind == I_CALL)
+			return (int64_t)j;
+	return -1;
+}
+
+/* done[k]: how far along stream or thread k the host knew the work done by
+ * time T: the most any call that ended by T had waited for (its clock). */
+static void done_by(const struct hb *h, uint64_t T, uint32_t *done)
+{
+	memset(done, 0, h->na * sizeof *done);
+	for (size_t i = 0; i < h->n; i++) {
+		if (h->it[i].kind != I_CALL || h->it[i].r->end > T)
+			continue;
+		const uint32_t *v = row(h, i);
+		for (size_t k = 0; k < h->na; k++)
+			if (v[k] > done[k])
+				done[k] = v[k];
+	}
+}
+
+/* The calls that waited for the GPU after call node c began and ended by T,
+ * in words: "cudaStreamSynchronize (stream 13) x2, cudaDeviceSynchronize";
+ * "none". */
+static void put_waits(FILE *f, const struct hb *h, size_t c, uint64_t T)
+{
+	char last[160] = "", cur[160];
+	int cnt = 0, any = 0;
+	for (size_t i = c + 1; i <= h->n; i++) {
+		cur[0] = 0;
+		if (i < h->n) {
+			const struct item *x = &h->it[i];
+			if (x->kind != I_CALL || !x->waited || x->r->end > T ||
+			    x->r->start < h->it[c].r->start)
+				continue;
+			uint32_t st = NO_STREAM;
+			size_t k = key_find(h->syncs, h->nsyncs, x->corr);
+			if (k < h->nsyncs && h->t->recs[h->syncs[k].at].sync == S_STREAM)
+				st = h->t->recs[h->syncs[k].at].stream;
+			if (st != NO_STREAM)
+				snprintf(cur, sizeof cur, "%s (stream %u)", x->r->name, st);
+			else
+				snprintf(cur, sizeof cur, "%s", x->r->name);
+			if (strcmp(cur, last) == 0) {
+				cnt++;
+				continue;
+			}
+		}
+		if (last[0]) {
+			fprintf(f, "%s%s", any ? ", " : "", last);
+			if (cnt > 1)
+				fprintf(f, " x%d", cnt);
+			any = 1;
+		}
+		snprintf(last, sizeof last, "%s", cur);
+		cnt = 1;
+	}
+	if (!any)
+		fputs("none", f);
+}
+
+/* Which (from 1) of the NVTX ranges of its name, by start, is record ri? */
+static unsigned long nth_range(const struct trace *t, size_t ri)
+{
+	unsigned long nth = 0;
+	for (size_t j = 0; j <= ri; j++)
+		nth += t->recs[j].kind == K_NVTX && t->recs[j].name &&
+		       strcmp(t->recs[j].name, t->recs[ri].name) == 0;
+	return nth;
+}
+
+/* Is range r one that spec (NAME, NAME#K or NAME*) names, but for which
+ * of its name it is (#K: nth_range)? */
+static int range_name_is(const struct rec *r, const char *spec)
+{
+	const char *hash = strrchr(spec, '#');
+	size_t len = hash ? (size_t)(hash - spec) : strlen(spec);
+	if (!hash && len && spec[len - 1] == '*')
+		return strncmp(r->name, spec, len - 1) == 0;
+	return strlen(r->name) == len && strncmp(r->name, spec, len) == 0;
+}
+
+/* settled (both: the work before each range and the work in it) and idle
+ * (the work before it alone). */
+static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int both)
+{
+	const struct trace *t = h->t;
+	const char *spec = argv[0] + 5;
+	if (strncmp(argv[0], "nvtx:", 5) != 0 || !*spec) {
+		fprintf(f, "error\tnot a range: %s (nvtx:NAME, nvtx:NAME#K or nvtx:NAME*)\n", argv[0]);
+		return 2;
+	}
+	const char *hash = strrchr(spec, '#');
+	if (hash) {
+		char *e;
+		unsigned long k = strtoul(hash + 1, &e, 10);
+		if (e == hash + 1 || *e || k == 0) {
+			fprintf(f, "error\tnot a range: %s (#K counts from 1)\n", argv[0]);
+			return 2;
+		}
+	}
+	uint32_t *done = calloc(h->na + 1, sizeof *done);
+	int64_t *callnode = calloc(h->n + 1, sizeof *callnode);
+	if (!done || !callnode) {
+		free(done);
+		free(callnode);
+		fputs("error\tout of memory\n", f);
+		return 2;
+	}
+	for (size_t i = 0; i < h->n; i++)
+		callnode[i] = h->it[i].kind == I_GPU ? call_of(h, i) : -1;
+	size_t judged = 0;
+	int answered = 0;
+	for (size_t ri = 0; ri < t->n && !answered; ri++) {
+		const struct rec *r = &t->recs[ri];
+		if (r->kind != K_NVTX || !r->name)
+			continue;
+		if (!range_name_is(r, spec))
+			continue;
+		/* (which of its name it is: counted where #K asks, or for
+		 * the answer) */
+		unsigned long nth = 0;
+		if (hash && (nth = nth_range(t, ri)) != strtoul(hash + 1, NULL, 10))
+			continue;
+		judged++;
+		/* before: the work queued before the range began, done when it
+		 * began; after: the work queued in it, done when it ended */
+		for (int after = 0; after < 1 + both && !answered; after++) {
+			uint64_t T = after ? r->end : r->start;
+			int64_t bad = -1;
+			done_by(h, T, done);
+			for (size_t i = 0; i < h->n; i++) {
+				const struct item *x = &h->it[i];
+				if (x->kind != I_GPU || callnode[i] < 0)
+					continue;
+				uint64_t q = h->it[callnode[i]].r->start;
+				if (after ? (q < r->start || q > r->end) : q >= r->start)
+					continue;
+				if (done[x->agent] < x->seq && (bad < 0 || x->corr >= h->it[bad].corr))
+					bad = (int64_t)i;
+			}
+			if (bad < 0)
+				continue;
+			answered = 1;
+			const struct item *x = &h->it[bad];
+			for (size_t k = 0; k < h->nunlinked; k++) {
+				const struct item *u = &h->it[h->unlinked[k]];
+				if (u->corr > x->corr && u->r && u->r->start <= T) {
+					fputs("unknown\t", f);
+					put_ref(f, h, h->unlinked[k]);
+					fprintf(f, " waited for an event record the trace does not have%s\n",
+						t->version < 5 ? " (a trace older than format 5 links no "
+								 "wait to its record)" : "");
+					goto out;
+				}
+			}
+			if (t->dropped) {
+				fprintf(f, "unknown\tCUPTI dropped %llu records of this trace\n",
+					(unsigned long long)t->dropped);
+				goto out;
+			}
+			struct stream_decl d = trace_stream(t, x->stream);
+			char what[200];
+			if (x->r->kind == K_COPY)
+				snprintf(what, sizeof what, "%s copy", dir_name(x->r->dir));
+			else if (x->r->kind == K_MEMSET)
+				snprintf(what, sizeof what, "memset");
+			else
+				snprintf(what, sizeof what, "%.*s", (int)strcspn(x->r->name, "("),
+					 x->r->name);
+			const struct item *c = &h->it[callnode[bad]];
+			fprintf(f, "%s\t%s#%lu\t%s\t%.6f\t", both ? "not-settled" : "not-idle",
+				r->name, nth ? nth : nth_range(t, ri),
+				after ? "after" : "before", (double)(T - t->t0) / 1e6);
+			put_ref(f, h, (size_t)bad);
+			fprintf(f, "\t%s\t%u\t%s\t%s\t%u\t%.6f\t%.6f\t%u\t", what, x->stream,
+				stream_kind_name(d.kind), stream_sync_name(d.sync), x->device,
+				(double)(c->r->start - t->t0) / 1e6,
+				(double)(x->r->end - t->t0) / 1e6, c->tid);
+			put_waits(f, h, (size_t)callnode[bad], T);
+			fputc('\n', f);
+		}
+	}
+	if (!answered) {
+		if (judged)
+			fprintf(f, "%s\t%zu\n", both ? "settled" : "idle", judged);
+		else
+			fprintf(f, "none\tno such range: %s\n", argv[0]);
+	}
+out:
+	free(done);
+	free(callnode);
+	return 0;
+}
+
+static int q_settled(const struct hb *h, char **argv, FILE *f)
+{
+	return settled_or_idle(h, argv, f, 1);
+}
+
+static int q_idle(const struct hb *h, char **argv, FILE *f)
+{
+	return settled_or_idle(h, argv, f, 0);
+}
+
 static const struct question questions[] = {
 	{ "order", "A B", 2, q_order,
 	  "is B sure to start after A ended? guaranteed CHAIN, observed-only,\n"
@@ -860,6 +1073,16 @@ static const struct question questions[] = {
 	  "calls in the range (its thread) that waited for the GPU: N, each" },
 	{ "unordered", "A", 1, q_unordered,
 	  "kernels, copies, memsets neither before nor after A: N, 8 of them" },
+	{ "settled", "nvtx:RANGE", 1, q_settled,
+	  "the GPU work queued before each such range (NAME,\n"
+	  "                       NAME#K, NAME*) done (by a host wait) when it began,\n"
+	  "                       and that queued in it when it ended: settled N; or,\n"
+	  "                       for the first range that was not, its last such\n"
+	  "                       record: not-settled RANGE#K before|after MS REF WHAT\n"
+	  "                       STREAM KIND SYNC DEVICE QUEUED_MS ENDED_MS THREAD\n"
+	  "                       WAITS (the waits after its call, by then)" },
+	{ "idle", "nvtx:RANGE", 1, q_idle,
+	  "settled's first half: idle N, or not-idle RANGE#K before ..." },
 };
 #define NQUESTIONS (sizeof questions / sizeof questions[0])
 
