@@ -352,6 +352,39 @@ EOF
     [ "$(wc -l <"$BATS_TEST_TMPDIR/digests.calls")" = 3 ]
 }
 
+@test "ask keeps each answer: asked again, or asked ahead in one parse, it starts no streamtrace; a newer trace is asked anew" {
+    local real=$STREAMTRACE
+    STREAMTRACE=$BATS_TEST_TMPDIR/st
+    printf '#!/usr/bin/env bash\necho x >>"%s/st.calls"\nexec "%s" "$@"\n' "$BATS_TEST_TMPDIR" "$real" >"$STREAMTRACE"
+    chmod +x "$STREAMTRACE"
+    cp "$BATS_TEST_DIRNAME/tests/fixtures/trace/settled.trace" "$RUNS/main.trace"
+    ask_ahead main <<'EOF'
+        settled nvtx:part
+        idle nvtx:part
+EOF
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/st.calls")" = 1 ]
+    run -0 ask main "idle nvtx:part" "settled nvtx:part"
+    [ "${lines[0]}" = "idle	1" ]
+    [[ "${lines[1]}" == "not-settled	part#1	after	"* ]]
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/st.calls")" = 1 ]
+    # one new question among kept ones: one parse, for it alone; a bad
+    # one is answered error, with status 2, and kept so
+    run -2 ask main "idle nvtx:part" "order kernel:k1 kernel:k2" "frob"
+    [ "${lines[1]}" = "guaranteed	kernel:10 (stream order) kernel:12" ]
+    [ "${lines[2]}" = "error	no such question: frob" ]
+    run -2 ask main "frob"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/st.calls")" = 2 ]
+    # a trace made anew is asked anew
+    sleep 0.01
+    touch "$RUNS/main.trace"
+    run -0 ask main "idle nvtx:part"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/st.calls")" = 3 ]
+    # no trace: what streamtrace said is the checker's, nothing kept
+    run ask none "idle nvtx:part"
+    [ "$status" -ne 0 ]
+    [ ! -d "$RUNS/none.a" ]
+}
+
 # lib/checks.bash drops bats' DEBUG trap in subshells (its cost): a failed
 # check still names its own line and command, also where a function of the
 # lib and a subshell ran before it.
