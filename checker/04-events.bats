@@ -39,6 +39,10 @@ setup_file() {
         streams kernel:consumer_kernel
         streams kernel:producer_kernel
 EOF
+    # and what the program guaranteed, asked of the run in one parse
+    ask_ahead main <<'EOF'
+        order kernel:producer_kernel kernel:consumer_kernel
+EOF
 }
 
 # busy_ms N: the traced duration of the Nth busy_kernel run. Part 1 launches

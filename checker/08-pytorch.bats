@@ -50,6 +50,15 @@ setup_file() {
         overlap h2d kernel --window nvtx:side_stream+gpu
         streams gpu
 EOF
+    # and what the program guaranteed, asked of the run in one parse
+    ask_ahead main <<'EOF'
+        idle nvtx:pageable_copy#1
+        idle nvtx:pinned_copy#1
+        idle nvtx:side_stream#1
+        idle nvtx:sync_before#1
+        idle nvtx:sync_neither#1
+        idle nvtx:events#1
+EOF
 }
 
 # queued RANGE [K]: what the code in the Kth NVTX range RANGE (default the
@@ -579,58 +588,36 @@ event_time() {
 }
 
 # idle_at RUN RANGE...: for each NVTX range RANGE of run RUN (its first),
-# whether the GPU work queued before it was waited for before it began: a
-# line "RANGE<TAB>WORDS" for the first record (copy, kernel or memset, in
-# the order of the calls) that no wait covered, nothing where every one was.
-# A wait covers a record when its call came after the record's call and
-# before the range: cudaDeviceSynchronize; cudaStreamSynchronize of the
-# record's stream; cudaEventSynchronize, after an event was recorded on the
-# record's stream after it. WORDS says which record, when it was queued and
-# how long it ran on into the range. A structure: which call came after
-# which, the same in every run.
+# whether the GPU work queued before it was known done, by a wait of the
+# host, when it began (streamtrace ask's `idle`: what the program
+# guaranteed, not when this run's work happened to end): a line
+# "RANGE<TAB>WORDS" for the first range where it was not, naming the last
+# record (copy, kernel or memset, in the order of the calls) that no wait
+# covered, when it was queued and how long it ran on into the range;
+# nothing where every one was covered.
 idle_at() {
-    local run=$1 want r
+    local run=$1 r qs=() a range how ms ref what st kind sync dev qms ended tid waits
     shift
-    want=$*
-    { for r in "$@"; do records "$run" "nvtx:$r"; done
-      records "$run" api sync kernel copy memset event; } | awk -F'\t' -v want="$want" '
-        BEGIN { nwant = split(want, wl, " "); for (i = 1; i <= nwant; i++) wanted[wl[i]] = i }
-        $4 == "nvtx" && ($6 in wanted) && (!($6 in rs) || $1 + 0 < rs[$6]) { rs[$6] = $1 + 0; next }
-        $4 == "api" { as[$11] = $1 + 0; ae[$11] = $2 + 0; an[$11] = $6; next }
-        $4 == "sync" { sst[$11] = $5; next }
-        $4 == "kernel" { n++; gc[n] = $11; gs[n] = $5; ge[n] = $2 + 0; gw[n] = "a kernel"; next }
-        $4 == "copy" { n++; gc[n] = $11; gs[n] = $5; ge[n] = $2 + 0; gw[n] = ($6 ~ /^H/ ? "an " : "a ") $6 " copy"; next }
-        $4 == "memset" { n++; gc[n] = $11; gs[n] = $5; ge[n] = $2 + 0; gw[n] = "a memset"; next }
-        $4 == "event" { ne++; ec[ne] = $11; es[ne] = $5; next }
-        END {
-            for (c in an) if (an[c] ~ /^cuda(Device|Stream|Event)Synchronize$/) { nw++; wc[nw] = c }
-            o = ""
-            for (c in as) if (o == "" || as[c] < o) o = as[c]
-            for (k = 1; k <= nwant; k++) {
-                r = wl[k]
-                if (!(r in rs)) continue
-                bad = 0
-                for (i = 1; i <= n; i++) {
-                    c = gc[i]
-                    if (!(c in as) || as[c] >= rs[r]) continue
-                    ok = 0
-                    for (j = 1; j <= nw && !ok; j++) {
-                        w = wc[j]
-                        if (as[w] < ae[c] || ae[w] > rs[r]) continue
-                        if (an[w] == "cudaDeviceSynchronize") ok = 1
-                        else if (an[w] == "cudaStreamSynchronize") ok = (sst[w] == gs[i])
-                        else for (e = 1; e <= ne && !ok; e++)
-                            ok = (es[e] == gs[i] && (ec[e] in as) && as[ec[e]] >= ae[c] && ae[ec[e]] <= as[w])
-                    }
-                    if (!ok && (!bad || as[c] > as[gc[bad]])) bad = i
-                }
-                if (!bad) continue
-                c = gc[bad]; w = gw[bad]
-                printf "%s\tthe range \"%s\" began at %.3f ms with work queued before it that no wait covered: the last, %s on stream %s, queued at %.3f ms, %s\n", \
-                    r, r, rs[r] - o, w, gs[bad], as[c] - o, \
-                    (ge[bad] > rs[r] ? sprintf("ran on until %.3f ms", ge[bad] - o) : "had ended by then, as it happened")
-            }
-        }'
+    for r in "$@"; do qs+=("idle nvtx:$r#1"); done
+    while IFS=$'\t' read -r a range how ms ref what st kind sync dev qms ended tid waits; do
+        r=$1
+        shift
+        case $a in
+            idle|none) continue ;;
+            not-idle) ;;
+            *) printf '%s\tunknown: %s\n' "$r" "$range"; return 0 ;;
+        esac
+        case $what in
+            memset) what="a memset" ;;
+            H*) what="an $what" ;;
+            *copy) what="a $what" ;;
+            *) what="a kernel" ;;
+        esac
+        printf '%s\tthe range "%s" began at %.3f ms with work queued before it that no wait covered: the last, %s on stream %s, queued at %.3f ms, %s\n' \
+            "$r" "$r" "$ms" "$what" "$st" "$qms" \
+            "$(awk -v e="$ended" -v s="$ms" 'BEGIN { if (e > s) printf "ran on until %.3f ms", e; else print "had ended by then, as it happened" }')"
+        return 0
+    done < <(ask "$run" "${qs[@]}")
 }
 
 # Each part and case is measured alone: the given code waits for the GPU

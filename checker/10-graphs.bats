@@ -92,6 +92,11 @@ setup_file() {
         streams
         union kernel --window nvtx:graph_loop+gpu
 EOF
+    # and what the program guaranteed, asked of the run in one parse
+    ask_ahead main <<'EOF'
+        waits nvtx:stream_loop
+        waits nvtx:graph_loop
+EOF
 }
 
 # A branch counts as running beside the other when at least this share of
