@@ -1074,15 +1074,10 @@ static const struct question questions[] = {
 	{ "unordered", "A", 1, q_unordered,
 	  "kernels, copies, memsets neither before nor after A: N, 8 of them" },
 	{ "settled", "nvtx:RANGE", 1, q_settled,
-	  "the GPU work queued before each such range (NAME,\n"
-	  "                       NAME#K, NAME*) done (by a host wait) when it began,\n"
-	  "                       and that queued in it when it ended: settled N; or,\n"
-	  "                       for the first range that was not, its last such\n"
-	  "                       record: not-settled RANGE#K before|after MS REF WHAT\n"
-	  "                       STREAM KIND SYNC DEVICE QUEUED_MS ENDED_MS THREAD\n"
-	  "                       WAITS (the waits after its call, by then)" },
+	  "the work before each range NAME[#K] or NAME* waited for by the host\n"
+	  "                       when it began, its own when it ended: settled N, or not-settled ..." },
 	{ "idle", "nvtx:RANGE", 1, q_idle,
-	  "settled's first half: idle N, or not-idle RANGE#K before ..." },
+	  "settled's first half: idle N, or not-idle ... (trace/README.md)" },
 };
 #define NQUESTIONS (sizeof questions / sizeof questions[0])
 
@@ -1096,9 +1091,8 @@ void ask_usage(FILE *f)
 		snprintf(head, sizeof head, "%s %s", questions[i].name, questions[i].args);
 		fprintf(f, "  %-20s %s\n", head, questions[i].help);
 	}
-	fputs("  A, B: KIND:CORR[.N], the Nth record of that kind of call CORR (as query\n"
-	      "  corr prints it), or KIND:NAME[#K], the Kth whose name holds NAME;\n"
-	      "  KIND: kernel copy memset gpu record wait api\n", f);
+	fputs("  A, B: KIND:CORR[.N], the Nth record of that kind of call CORR (query corr), or\n"
+	      "  KIND:NAME[#K], the Kth whose name has NAME; KIND: kernel copy memset gpu record wait api\n", f);
 }
 
 /* Answer one question (its words in argv); 0, or 2 for a bad question. */
