@@ -26,7 +26,7 @@ include common/top.mk
 check-solutions: tools-quiet bats              ## make check's checks, on solutions/
 	@checker/run-checks --tree solutions $(CHECK_ARGS); rc=$$?; [ $$rc = 3 ] || exit $$rc
 
-# Without a GPU, make test is the quick run (under 2 minutes on 2 cores);
+# Without a GPU, make test is the quick run (minutes on 2 cores: README.md);
 # make test-all adds the slow repeats (every mutant built and replayed, the
 # whole test class graded). With a GPU, both run every test.
 test: tools bats                               ## the kit's own tests (without a GPU: the quick run)
