@@ -813,8 +813,10 @@ door_once() {
     wait "$pid" || DOOR_RC=$?
     kill -KILL -- "-$pid" 2>/dev/null
     DOOR_PID=""
-    # (under bubblewrap the run's PID namespace ended with it, and all in it)
-    [ "${GRADE_SANDBOX:-}" = bwrap ] || sandbox_kill "$DOOR_UID"
+    # (under bubblewrap the run's PID namespace ends with it, and all in
+    # it; a fork bomb's thousands take a while to go, and until they have,
+    # the next run's first fork fails on the process limit: gone, then on)
+    sandbox_gone "$DOOR_UID"
     DOOR_SECS=$((SECONDS - t0))
     outside_files "$DOOR_UID" "${GRADE_WORK_ROOT:-/nonexistent}" >>"${DOOR_OUTSIDE:-/dev/null}"
     return 0
@@ -852,6 +854,22 @@ sandbox_kill() {
     # (a sandbox uid only: never root's, never a number that is none)
     [[ $1 =~ ^[1-9][0-9]*$ ]] || return 0
     setpriv --reuid="$1" --regid="$1" --clear-groups -- kill -KILL -1 2>/dev/null
+    return 0
+}
+
+# sandbox_gone UID: as sandbox_kill, and then wait (10 s at most) until no
+# process of UID is left, its zombies reaped too: the process limit counts
+# them, and the next run of that uid starts from none (root only).
+sandbox_gone() {
+    is_root || return 0
+    [[ $1 =~ ^[1-9][0-9]*$ ]] || return 0
+    local i
+    for ((i = 0; i < 100; i++)); do
+        # (grep -s: a process gone between the list and its read is no error)
+        grep -qs $'^Uid:\t'"$1"$'\t' /proc/[0-9]*/status || return 0
+        sandbox_kill "$1"
+        sleep 0.1
+    done
     return 0
 }
 
