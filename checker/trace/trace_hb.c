@@ -697,6 +697,27 @@ static int64_t unknown_wait(const struct hb *h, size_t a, size_t b)
 	return -1;
 }
 
+/* Why a "no" may be wrong, as an "unknown" answer: the wait w (a node, or
+ * -1) whose event record the trace lacks, else the records CUPTI dropped.
+ * Returns 1 if it wrote one. */
+static int put_unknown(FILE *f, const struct hb *h, int64_t w)
+{
+	if (w >= 0) {
+		fputs("unknown\t", f);
+		put_ref(f, h, (size_t)w);
+		fprintf(f, " waited for an event record the trace does not have%s\n",
+			h->t->version < 5 ? " (a trace older than format 5 links no wait "
+					    "to its record)" : "");
+		return 1;
+	}
+	if (h->t->dropped) {
+		fprintf(f, "unknown\tCUPTI dropped %llu records of this trace\n",
+			(unsigned long long)h->t->dropped);
+		return 1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Questions                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -736,20 +757,8 @@ static int q_order(const struct hb *h, char **argv, FILE *f)
 			"graph's own edges are not in the trace\n", x->corr);
 		return 0;
 	}
-	int64_t w = unknown_wait(h, (size_t)a, (size_t)b);
-	if (w >= 0) {
-		fputs("unknown\t", f);
-		put_ref(f, h, (size_t)w);
-		fprintf(f, " waited for an event record the trace does not have%s\n",
-			h->t->version < 5 ? " (a trace older than format 5 links no wait "
-					    "to its record)" : "");
+	if (put_unknown(f, h, unknown_wait(h, (size_t)a, (size_t)b)))
 		return 0;
-	}
-	if (h->t->dropped) {
-		fprintf(f, "unknown\tCUPTI dropped %llu records of this trace\n",
-			(unsigned long long)h->t->dropped);
-		return 0;
-	}
 	if (x->r && y->r && x->r->end <= y->r->start + OBS_SLACK_NS) {
 		fprintf(f, "observed-only\tnothing orders %s after %s; in this run it "
 			"started %.6f ms after the other ended\n", argv[1], argv[0],
@@ -1005,22 +1014,14 @@ static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int both)
 				continue;
 			answered = 1;
 			const struct item *x = &h->it[bad];
-			for (size_t k = 0; k < h->nunlinked; k++) {
+			int64_t w = -1;
+			for (size_t k = 0; k < h->nunlinked && w < 0; k++) {
 				const struct item *u = &h->it[h->unlinked[k]];
-				if (u->corr > x->corr && u->r && u->r->start <= T) {
-					fputs("unknown\t", f);
-					put_ref(f, h, h->unlinked[k]);
-					fprintf(f, " waited for an event record the trace does not have%s\n",
-						t->version < 5 ? " (a trace older than format 5 links no "
-								 "wait to its record)" : "");
-					goto out;
-				}
+				if (u->corr > x->corr && u->r && u->r->start <= T)
+					w = (int64_t)h->unlinked[k];
 			}
-			if (t->dropped) {
-				fprintf(f, "unknown\tCUPTI dropped %llu records of this trace\n",
-					(unsigned long long)t->dropped);
+			if (put_unknown(f, h, w))
 				goto out;
-			}
 			struct stream_decl d = trace_stream(t, x->stream);
 			char what[200];
 			if (x->r->kind == K_COPY)
