@@ -676,10 +676,9 @@ clear_order() {
 # happened to end. The threads are numbered as in the drawing
 # (thread_numbers).
 parts_apart() {
-    local run=${1:-main} a range how ms ref what st kind sync dev qms ended tid waits n
-    IFS=$'\t' read -r a range how ms ref what st kind sync dev qms ended tid waits \
-        <<<"$(ask "$run" "settled nvtx:part*")"
-    case $a in
+    local run=${1:-main} n $SETTLED_FIELDS
+    IFS=$'\t' read -r $SETTLED_FIELDS <<<"$(ask "$run" "settled nvtx:part*")"
+    case $answer in
         settled) echo ok; return 0 ;;
         none) printf -- '-\tnone\tno NVTX range of a part\n'; return 0 ;;
         not-settled) ;;
@@ -689,10 +688,10 @@ parts_apart() {
     n=$(thread_numbers "$run" | awk -F'\t' -v t="$tid" '$1 == t { print $2 }')
     if [ "$how" = before ]; then
         printf '%s\tbefore\t%s began at %.3f ms, and the GPU work queued before it was not waited for: the last, the %s on %s, was queued at %.3f ms (the waits after it, before the range: %s)\n' \
-            "$range" "$range" "$ms" "$what" "$(stream_words "$st $kind $dev $sync")" "$qms" "$waits"
+            "$range" "$range" "$ms" "$what" "$(stream_words "$st $kind $dev $sync")" "$queued_ms" "$waits"
     else
         printf '%s\tafter\t%s ended at %.3f ms, and thread %s did not wait for all its work in it: the last not waited for, the %s on %s, was queued at %.3f ms (the waits after it, in the range: %s)\n' \
-            "$range" "$range" "$ms" "${n:-?}" "$what" "$(stream_words "$st $kind $dev $sync")" "$qms" "$waits"
+            "$range" "$range" "$ms" "${n:-?}" "$what" "$(stream_words "$st $kind $dev $sync")" "$queued_ms" "$waits"
     fi
 }
 

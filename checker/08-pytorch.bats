@@ -596,13 +596,13 @@ event_time() {
 # covered, when it was queued and how long it ran on into the range;
 # nothing where every one was covered.
 idle_at() {
-    local run=$1 r qs=() a range how ms ref what st kind sync dev qms ended tid waits
+    local run=$1 r qs=() $SETTLED_FIELDS
     shift
     for r in "$@"; do qs+=("idle nvtx:$r#1"); done
-    while IFS=$'\t' read -r a range how ms ref what st kind sync dev qms ended tid waits; do
+    while IFS=$'\t' read -r $SETTLED_FIELDS; do
         r=$1
         shift
-        case $a in
+        case $answer in
             idle|none) continue ;;
             not-idle) ;;
             *) printf '%s\tunknown: %s\n' "$r" "$range"; return 0 ;;
@@ -614,8 +614,8 @@ idle_at() {
             *) what="a kernel" ;;
         esac
         printf '%s\tthe range "%s" began at %.3f ms with work queued before it that no wait covered: the last, %s on stream %s, queued at %.3f ms, %s\n' \
-            "$r" "$r" "$ms" "$what" "$st" "$qms" \
-            "$(awk -v e="$ended" -v s="$ms" 'BEGIN { if (e > s) printf "ran on until %.3f ms", e; else print "had ended by then, as it happened" }')"
+            "$r" "$r" "$ms" "$what" "$st" "$queued_ms" \
+            "$(awk -v e="$ended_ms" -v s="$ms" 'BEGIN { if (e > s) printf "ran on until %.3f ms", e; else print "had ended by then, as it happened" }')"
         return 0
     done < <(ask "$run" "${qs[@]}")
 }

@@ -586,6 +586,14 @@ fmt() { awk -v x="$1" 'BEGIN { printf "%.4g", x }'; }
 
 # ------------------------------------------------------------ the trace
 
+# q_key VAR QUESTION: in VAR, the file name under which tq and ask keep
+# QUESTION's answer (%, /, space and tab spelt %25 %2F %20 %09)
+q_key() {
+    local _qk=$2
+    _qk=${_qk//%/%25} _qk=${_qk//\//%2F} _qk=${_qk// /%20} _qk=${_qk//$'\t'/%09}
+    printf -v "$1" '%s' "$_qk"
+}
+
 # tq NAME QUESTION ARGS...: ask the trace of run NAME a question.
 # Each answer is kept (RUNS/NAME.q/, with its exit status) and read again
 # while the trace is not newer than it: a lab's checks, each a process of
@@ -594,7 +602,7 @@ fmt() { awk -v x="$1" 'BEGIN { printf "%.4g", x }'; }
 tq() {
     local name=$1 t0 rc=0 key c
     shift
-    key="$*" key=${key//%/%25} key=${key//\//%2F} key=${key// /%20}
+    q_key key "$*"
     c="$RUNS/$name.q/$key"
     if [ ${#key} -le 200 ] && [ -f "$c.rc" ] && [ "$c.rc" -nt "$RUNS/$name.trace" ]; then
         cat -- "$c"
@@ -621,17 +629,17 @@ tq() {
 # check reads the answers yet. A question no check asks costs a little of
 # that one process; one it asks that is not here is answered by tq.
 tq_ahead() {
-    local name=$1 t0 qs
+    local name=$1 t0 qs q k keys=""
     qs=$(grep -v '^[[:space:]]*$' | sed 's/^[[:space:]]*//')
     [ -n "$qs" ] && [ -f "$RUNS/$name.trace" ] && [ -x "$STREAMTRACE" ] || return 0
     mkdir -p "$RUNS/$name.q" 2>/dev/null || return 0
+    while IFS= read -r q; do q_key k "$q"; keys+=$k$'\n'; done <<<"$qs"
     [ -z "${GRADE_STEPS:-}" ] || step_now t0
     tr ' ' '\t' <<<"$qs" | "$STREAMTRACE" query "$RUNS/$name.trace" - 2>>"$RUNS/$name.tq.err" |
-        awk -v dir="$RUNS/$name.q" -v qs="$qs" '
-            BEGIN { n = split(qs, q, "\n")
-                    for (i = 1; i <= n; i++) {
-                        k = q[i]; gsub(/%/, "%25", k); gsub(/\//, "%2F", k); gsub(/ /, "%20", k)
-                        key[i] = length(k) <= 200 ? dir "/" k : "" }
+        awk -v dir="$RUNS/$name.q" -v keys="$keys" '
+            BEGIN { n = split(keys, k, "\n") - 1
+                    for (i = 1; i <= n; i++)
+                        key[i] = length(k[i]) <= 200 ? dir "/" k[i] : ""
                     i = 1 }
             # (each line written as it comes: an answer may be the whole trace)
             { c = index($0, "\036"); f = i <= n ? key[i] : "" }
@@ -642,6 +650,11 @@ tq_ahead() {
     [ -z "${GRADE_STEPS:-}" ] || step_done trace-ahead "$name" "$t0"
     return 0
 }
+
+# SETTLED_FIELDS: the tab-separated fields of an answer to `ask settled` or
+# `idle`, in their order (streamtrace help): a reader says
+# `local $SETTLED_FIELDS` and `IFS=$'\t' read -r $SETTLED_FIELDS`.
+SETTLED_FIELDS="answer range how ms ref what st kind sync dev queued_ms ended_ms tid waits"
 
 # ask RUN QUESTION...: what the program of RUN guaranteed (`streamtrace ask`:
 # stream order, events and waits, host waits, the legacy default stream,
@@ -657,7 +670,7 @@ ask() {
     mapfile -t qs < <(printf '%s\n' "$@" | sed '/^[[:space:]]*$/d')
     [ ${#qs[@]} -gt 0 ] || return 0
     for q in "${qs[@]}"; do
-        c=$(ask_key "$q")
+        q_key c "$q"
         [ ${#c} -le 200 ] || { keys=(); break; }
         c="$RUNS/$name.a/$c"
         keys+=("$c")
@@ -681,7 +694,8 @@ ask() {
         }
         i=0
         for q in "${miss[@]}"; do
-            c="$RUNS/$name.a/$(ask_key "$q")"
+            q_key c "$q"
+            c="$RUNS/$name.a/$c"
             r=0
             [[ ${a[$i]} == error* ]] && r=2
             local part="$c.$BASHPID"    # (see kept)
@@ -697,13 +711,6 @@ ask() {
         [ "$r" -le "$rc" ] || rc=$r
     done
     return "$rc"
-}
-
-# ask_key QUESTION: the name its answer is kept under (tq's spelling)
-ask_key() {
-    local k=$1
-    k=${k//%/%25} k=${k//\//%2F} k=${k// /%20} k=${k//$'\t'/%09}
-    printf '%s' "$k"
 }
 
 # ask_ahead RUN: the questions on stdin (one a line, as ask takes them)

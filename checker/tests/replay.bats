@@ -89,6 +89,7 @@ solutions_out() { echo "$BATS_FILE_TMPDIR/solutions"; }
 # of the run's own times (--from, --to: made from an earlier answer).
 @test "a checker's questions of its solution's run are answered in one parse, but windows of the run's own times" {
     local d lab q k ahead missing="" labs=0
+    eval "$(sed -n '/^q_key() {/,/^}/p' "$KIT_ROOT/checker/lib/checks.bash")"    # (the answers' file names)
     for d in "$(solutions_out)"/runs/*.*/; do
         [ -d "$d/main.q" ] || continue
         lab=$(basename "$d") lab=${lab%.*}
@@ -105,7 +106,7 @@ solutions_out() { echo "$BATS_FILE_TMPDIR/solutions"; }
         # ask's questions are made from the run's own records)
         while IFS= read -r q; do
             [ -n "$q" ] || continue
-            k=${q//%/%25} k=${k//\//%2F} k=${k// /%20}    # (ask_key's)
+            q_key k "$q"
             [ -f "$d/main.a/$k.rc" ] || missing+=$'\n'"$lab: asked ahead, never by a check: $q"
         done < <(awk '/ask_ahead main <</ { f = 1; next } f && /^EOF$/ { f = 0 } f { sub(/^ +/, ""); print }' \
             "$KIT_ROOT/checker/$lab.bats")
