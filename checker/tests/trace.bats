@@ -1374,6 +1374,22 @@ unordered kernel:22.1"
 	[[ "${lines[1]}" == "unknown	wait:645 "*"older than format 5"* ]]
 }
 
+@test "ask elapsed: each cudaEventElapsedTime, its events ordered with the work its thread queued between them, the stop waited for; else why not" {
+	run -0 "$ST" ask "$RP/04-events/solution/r.trace" elapsed
+	[ "$output" = "2	ok	ok	ok	ok" ]
+	# lab 04's mutants: the time read with no wait after the stop record;
+	# the events on the legacy stream, the kernel on a non-blocking one
+	run -0 "$ST" ask "$RP/04-events/mut-elapsed-without-sync/r.trace" elapsed
+	[ "$output" = "2	ok	ok	ok	no wait between the stop event's record and cudaEventElapsedTime" ]
+	run -0 "$ST" ask "$RP/04-events/mut-timing-events-on-default-stream/r.trace" elapsed
+	[ "$output" = "2	ok	ok	busy_kernel ran on stream 13 (created, non-blocking), the start event on stream 0 (the legacy default stream): the GPU does not order the two	ok" ]
+	# a trace older than format 5 has no node of an event record
+	run -0 "$ST" ask "$RP/09-multi-gpu/solution/r.trace" elapsed
+	[ "$output" = "unknown	a trace older than format 5 has no node of an event record" ]
+	run -2 "$ST" ask "$RP/04-events/solution/r.trace" "elapsed 1"
+	[ "$output" = "error	usage: elapsed" ]
+}
+
 @test "format 5: a link line belongs after an event, a record or a wait" {
 	F="$BATS_TEST_TMPDIR/bad.trace"
 	printf 'streamtrace 5\napi\t1\t2\t1\t5\tcudaFree\nlink\t3\t7\nend\t1\t0\n' >"$F"

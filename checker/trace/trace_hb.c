@@ -1066,6 +1066,124 @@ static int q_idle(const struct hb *h, char **argv, FILE *f)
 	return settled_or_idle(h, argv, f, 0);
 }
 
+/* A stream in the words of an answer: "stream 0 (the legacy default
+ * stream)", "a per-thread default stream", "stream 13 (created, blocking)". */
+static void stream_words(char *buf, size_t len, const struct trace *t, uint32_t s)
+{
+	struct stream_decl d = trace_stream(t, s);
+	if (d.kind == ST_DEFAULT)
+		snprintf(buf, len, "stream 0 (the legacy default stream)");
+	else if (d.kind == ST_PER_THREAD)
+		snprintf(buf, len, "a per-thread default stream");
+	else if (d.kind == ST_CREATED)
+		snprintf(buf, len, "stream %u (created%s%s)", s, d.sync == SY_NONE ? "" : ", ",
+			 d.sync == SY_NONE ? "" : stream_sync_name(d.sync));
+	else
+		snprintf(buf, len, "stream %u (it ran no copy or kernel)", s);
+}
+
+/* A GPU node in the words of an answer: "the H2D copy", "the memset",
+ * "scramble_kernel". */
+static void work_words(char *buf, size_t len, const struct item *x)
+{
+	if (x->r->kind == K_COPY)
+		snprintf(buf, len, "the %s copy", dir_name(x->r->dir));
+	else if (x->r->kind == K_MEMSET)
+		snprintf(buf, len, "the memset");
+	else
+		snprintf(buf, len, "%.*s", (int)strcspn(x->r->name, "("), x->r->name);
+}
+
+/* Does the GPU order node w after (start) or before (stop) the event record
+ * e? Else why not, in buf. */
+static int ordered_with(const struct hb *h, size_t w, size_t e, int start,
+			char *buf, size_t len)
+{
+	if (start ? before(h, e, w) : before(h, w, e))
+		return 1;
+	char what[160], ws[96], es[96];
+	work_words(what, sizeof what, &h->it[w]);
+	stream_words(ws, sizeof ws, h->t, h->it[w].stream);
+	stream_words(es, sizeof es, h->t, h->it[e].stream);
+	if ((start ? unknown_wait(h, e, w) : unknown_wait(h, w, e)) >= 0 || h->t->dropped)
+		snprintf(buf, len, "%s ran on %s, the %s event on %s: the trace cannot tell "
+			 "whether the GPU orders the two (a wait whose event record it lacks, "
+			 "or records CUPTI dropped)", what, ws, start ? "start" : "stop", es);
+	else
+		snprintf(buf, len, "%s ran on %s, the %s event on %s: the GPU does not order "
+			 "the two", what, ws, start ? "start" : "stop", es);
+	return 0;
+}
+
+/* elapsed: each cudaEventElapsedTime call, in call order, taken to read the
+ * last two events its thread recorded (start, stop): is the work its
+ * thread queued between the two records ordered after start and before
+ * stop, and the work it queued right before start before start (ORDER);
+ * was stop done, by a host wait, before the call (WAIT)? "N" and, for each
+ * call, TAB ORDER TAB WAIT: "ok", or why not in words. */
+static int q_elapsed(const struct hb *h, char **argv, FILE *f)
+{
+	(void)argv;
+	if (h->t->version < 5) {
+		fputs("unknown\ta trace older than format 5 has no node of an event record\n", f);
+		return 0;
+	}
+	size_t ncalls = 0;
+	for (size_t i = 0; i < h->n; i++)
+		ncalls += h->it[i].kind == I_CALL &&
+			  strcmp(h->it[i].r->name, "cudaEventElapsedTime") == 0;
+	fprintf(f, "%zu", ncalls);
+	for (size_t c = 0; c < h->n; c++) {
+		const struct item *call = &h->it[c];
+		if (call->kind != I_CALL || strcmp(call->r->name, "cudaEventElapsedTime") != 0)
+			continue;
+		/* the thread's last two event records before the call */
+		int64_t a = -1, b = -1;
+		for (size_t i = c; i-- > 0 && a < 0;)
+			if (h->it[i].kind == I_MARK && h->it[i].tid == call->tid) {
+				if (b < 0)
+					b = (int64_t)i;
+				else
+					a = (int64_t)i;
+			}
+		if (a < 0) {
+			fputs("\ttwo events were not recorded before it\t-", f);
+			continue;
+		}
+		char why[600] = "";
+		size_t between = 0;
+		for (size_t i = (size_t)a + 1; i < (size_t)b && !why[0]; i++) {
+			if (h->it[i].kind != I_GPU || h->it[i].tid != call->tid)
+				continue;
+			between++;
+			if (ordered_with(h, i, (size_t)a, 1, why, sizeof why))
+				ordered_with(h, i, (size_t)b, 0, why, sizeof why);
+		}
+		if (!why[0] && !between)
+			snprintf(why, sizeof why, "no GPU work was queued between the start and the stop record");
+		for (size_t i = (size_t)a; !why[0] && i-- > 0;) {
+			if (h->it[i].kind != I_GPU || h->it[i].tid != call->tid)
+				continue;
+			if (!before(h, i, (size_t)a)) {
+				char what[160], ws[96], es[96];
+				work_words(what, sizeof what, &h->it[i]);
+				stream_words(ws, sizeof ws, h->t, h->it[i].stream);
+				stream_words(es, sizeof es, h->t, h->it[a].stream);
+				snprintf(why, sizeof why, "%s queued right before the start event, not "
+					 "waited for, ran on %s, the start event on %s: the GPU may "
+					 "stamp the start before it ends", what, ws, es);
+			}
+			break;
+		}
+		fprintf(f, "\t%s\t%s", why[0] ? why : "ok",
+			before(h, (size_t)b, c) ? "ok"
+						: "no wait between the stop event's record and "
+						  "cudaEventElapsedTime");
+	}
+	fputc('\n', f);
+	return 0;
+}
+
 static const struct question questions[] = {
 	{ "order", "A B", 2, q_order,
 	  "is B sure to start after A ended? guaranteed CHAIN, observed-only,\n"
@@ -1078,14 +1196,15 @@ static const struct question questions[] = {
 	  "the work before each range NAME[#K] or NAME* waited for by the host\n"
 	  "                       when it began, its own when it ended: settled N, or not-settled ..." },
 	{ "idle", "nvtx:RANGE", 1, q_idle,
-	  "settled's first half: idle N, or not-idle ... (trace/README.md)" },
+	  "settled's first half: idle N, or not-idle ..." },
+	{ "elapsed", "", 0, q_elapsed,
+	  "per cudaEventElapsedTime: events ordered with the work, stop waited" },
 };
 #define NQUESTIONS (sizeof questions / sizeof questions[0])
 
 void ask_usage(FILE *f)
 {
-	fputs("ask FILE QUESTION... or ask FILE - (one a line on stdin): what the program\n"
-	      "  guaranteed (stream order, events, host waits, the legacy stream, graphs)\n", f);
+	fputs("ask FILE QUESTION... or ask FILE - (one a line on stdin): what the program guaranteed\n", f);
 	for (size_t i = 0; i < NQUESTIONS; i++)
 	{
 		char head[64];
@@ -1102,8 +1221,8 @@ static int ask_one(const struct hb *h, int argc, char **argv, FILE *f)
 	for (size_t i = 0; i < NQUESTIONS; i++)
 		if (strcmp(argv[0], questions[i].name) == 0) {
 			if (argc - 1 != questions[i].nargs) {
-				fprintf(f, "error\tusage: %s %s\n", questions[i].name,
-					questions[i].args);
+				fprintf(f, "error\tusage: %s%s%s\n", questions[i].name,
+					*questions[i].args ? " " : "", questions[i].args);
 				return 2;
 			}
 			return questions[i].run(h, argv + 1, f);
