@@ -53,13 +53,13 @@ setup() {
 }
 
 @test "lab 02: a tenant that holds the GPU for 73 ms before the measured kernel fails no correct program" {
-    # the GPU work stretches from 24 to 97 ms while the CPU works for 12
+    # the GPU work stretches from 36 to 109 ms while the CPU works for 18
     under_tenant 02-async-copy "mut-sync-after-issue mut-plain-memcpy" --match '^copy.*H2D' --nth 3 --edge end --delay 73 \
         --figure wait_ms=+73 --figure wall_ms=+73 --figure gpu_ms=+73 --figure serial_ms=+73
 }
 
 @test "lab 03: a tenant between two timed copies fails no correct program" {
-    # pinned H2D at 16 MiB: 4 copies (1.356 ms at 49.48 GB/s) and a 1 ms gap between the events: 28.48 GB/s
+    # pinned H2D at 16 MiB: 4 copies (1.259 ms at 53.32 GB/s) and a 1 ms gap between the events: 29.71 GB/s
     under_tenant 03-pinned-memory "mut-timed-without-waiting mut-return-after-sync" --match 'H2D	16777216	PINNED' --nth 3 --edge end --delay 1.0 \
-        --sed 's/49\.48  53\.68/28.48  53.68/'
+        --sed 's/53\.32  54\.76/29.71  54.76/'
 }
