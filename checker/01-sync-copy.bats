@@ -41,6 +41,7 @@ EOF
     # and what the program guaranteed, asked of the run in one parse
     ask_ahead main <<'EOF'
         order copy:H2D#1 kernel:scramble_kernel#1
+        elapsed
 EOF
 }
 

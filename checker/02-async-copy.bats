@@ -43,6 +43,9 @@ setup_file() {
         streams
         streams gpu
 EOF
+    ask_ahead main <<'EOF'
+        elapsed
+EOF
 }
 
 elements() { awk '/^async_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.out"; }

@@ -41,6 +41,9 @@ setup_file() {
         list nvtx:registered
         streams
 EOF
+    ask_ahead main <<'EOF'
+        elapsed
+EOF
 }
 
 KINDS="pageable pinned registered"
