@@ -22,9 +22,6 @@ setup_file() {
     tq_ahead main <<'EOF'
         bandwidth h2d
         bytes d2h
-        corr api
-        corr event
-        corr gpu
         count api:cudaMemcpy
         count d2h --mem PAGEABLE
         count h2d --mem PAGEABLE
@@ -35,7 +32,6 @@ setup_file() {
         events kernel
         list gpu
         overlap copy kernel
-        streams
         streams gpu
 EOF
     # and what the program guaranteed, asked of the run in one parse

@@ -24,9 +24,6 @@ setup_file() {
     runs_done
     # the questions its checks ask of the run, answered in one parse
     tq_ahead main <<'EOF'
-        corr api
-        corr event
-        corr gpu
         count api:cudaMemcpy
         events h2d
         list api
@@ -40,7 +37,6 @@ setup_file() {
         list nvtx:wait
         list sync
         overlap nvtx:cpu_work gpu
-        streams
         streams gpu
 EOF
     ask_ahead main <<'EOF'

@@ -25,9 +25,6 @@ setup_file() {
     runs_done
     # the questions its checks ask of the run, answered in one parse
     tq_ahead main <<'EOF'
-        corr api
-        corr event
-        corr gpu
         events copy
         list api:cudaMemcpyAsync
         list copy
@@ -39,7 +36,6 @@ setup_file() {
         list nvtx:pageable
         list nvtx:pinned
         list nvtx:registered
-        streams
 EOF
     ask_ahead main <<'EOF'
         elapsed
