@@ -951,6 +951,20 @@ static int range_name_is(const struct rec *r, const char *spec)
 	return strlen(r->name) == len && strncmp(r->name, spec, len) == 0;
 }
 
+/* A GPU node in the words of an answer: "the H2D copy", "the memset",
+ * "scramble_kernel" (the: "H2D copy", "memset" without the article, as a
+ * field of settled's and idle's answers). */
+static void work_words(char *buf, size_t len, const struct item *x, int the)
+{
+	const char *a = the ? "the " : "";
+	if (x->r->kind == K_COPY)
+		snprintf(buf, len, "%s%s copy", a, dir_name(x->r->dir));
+	else if (x->r->kind == K_MEMSET)
+		snprintf(buf, len, "%smemset", a);
+	else
+		snprintf(buf, len, "%.*s", (int)strcspn(x->r->name, "("), x->r->name);
+}
+
 /* settled (both: the work before each range and the work in it) and idle
  * (the work before it alone). */
 static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int both)
@@ -1024,13 +1038,7 @@ static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int both)
 				goto out;
 			struct stream_decl d = trace_stream(t, x->stream);
 			char what[200];
-			if (x->r->kind == K_COPY)
-				snprintf(what, sizeof what, "%s copy", dir_name(x->r->dir));
-			else if (x->r->kind == K_MEMSET)
-				snprintf(what, sizeof what, "memset");
-			else
-				snprintf(what, sizeof what, "%.*s", (int)strcspn(x->r->name, "("),
-					 x->r->name);
+			work_words(what, sizeof what, x, 0);
 			const struct item *c = &h->it[callnode[bad]];
 			fprintf(f, "%s\t%s#%lu\t%s\t%.6f\t", both ? "not-settled" : "not-idle",
 				r->name, nth ? nth : nth_range(t, ri),
@@ -1082,18 +1090,6 @@ static void stream_words(char *buf, size_t len, const struct trace *t, uint32_t 
 		snprintf(buf, len, "stream %u (it ran no copy or kernel)", s);
 }
 
-/* A GPU node in the words of an answer: "the H2D copy", "the memset",
- * "scramble_kernel". */
-static void work_words(char *buf, size_t len, const struct item *x)
-{
-	if (x->r->kind == K_COPY)
-		snprintf(buf, len, "the %s copy", dir_name(x->r->dir));
-	else if (x->r->kind == K_MEMSET)
-		snprintf(buf, len, "the memset");
-	else
-		snprintf(buf, len, "%.*s", (int)strcspn(x->r->name, "("), x->r->name);
-}
-
 /* Does the GPU order node w after (start) or before (stop) the event record
  * e? Else why not, in buf. */
 static int ordered_with(const struct hb *h, size_t w, size_t e, int start,
@@ -1102,7 +1098,7 @@ static int ordered_with(const struct hb *h, size_t w, size_t e, int start,
 	if (start ? before(h, e, w) : before(h, w, e))
 		return 1;
 	char what[160], ws[96], es[96];
-	work_words(what, sizeof what, &h->it[w]);
+	work_words(what, sizeof what, &h->it[w], 1);
 	stream_words(ws, sizeof ws, h->t, h->it[w].stream);
 	stream_words(es, sizeof es, h->t, h->it[e].stream);
 	if ((start ? unknown_wait(h, e, w) : unknown_wait(h, w, e)) >= 0 || h->t->dropped)
@@ -1166,7 +1162,7 @@ static int q_elapsed(const struct hb *h, char **argv, FILE *f)
 				continue;
 			if (!before(h, i, (size_t)a)) {
 				char what[160], ws[96], es[96];
-				work_words(what, sizeof what, &h->it[i]);
+				work_words(what, sizeof what, &h->it[i], 1);
 				stream_words(ws, sizeof ws, h->t, h->it[i].stream);
 				stream_words(es, sizeof es, h->t, h->it[a].stream);
 				snprintf(why, sizeof why, "%s queued right before the start event, not "
