@@ -604,7 +604,7 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	expect "$FX/badheader.trace: not a streamtrace file"
 	run -3 "$ST" summary /dev/null; echo "$output"
 	run -3 "$ST" timeline "$FX/newer.trace"; echo "$output"
-	[[ "$output" == *"format 6; this tool reads formats 1 to 5"* ]]
+	[[ "$output" == *"format 7; this tool reads formats 1 to 6"* ]]
 	run -3 "$ST" summary "$FX/no-such-file.trace"; echo "$output"
 }
 
@@ -1391,6 +1391,54 @@ unordered kernel:22.1"
 	[ "$output" = "unknown	a trace older than format 5 has no node of an event record" ]
 	run -2 "$ST" ask "$RP/04-events/solution/r.trace" "elapsed 1"
 	[ "$output" = "error	usage: elapsed" ]
+}
+
+# elapsed6 FILE [KEEP]: a format-6 trace of three timed events on stream 13
+# (e0, kernel step_a on 13, e1, kernel step_b on the non-blocking stream 14,
+# e2, cudaEventSynchronize of e2), then cudaEventElapsedTime of (e0, e1) and of
+# (e1, e2), and two whose start the trace lacks: never recorded (-), and a
+# record it does not show (call 99). KEEP=0: without the elapsed lines.
+elapsed6() {
+	printf 'streamtrace 6\nmeta\tdefault_stream\t7\n'
+	printf 'stream\t13\tcreated\t0\tblocking\nstream\t14\tcreated\t0\tnon-blocking\n'
+	printf 'api\t100\t110\t1\t1\tcudaEventRecord\nevent\t120\t0\t13\t1\t1\nlink\t1\t-\n'
+	printf 'api\t130\t140\t1\t2\tcudaLaunchKernel\n'
+	printf 'kernel\t150\t250\t0\t13\t1,1,1\t32,1,1\t2\tstep_a\n'
+	printf 'api\t260\t270\t1\t3\tcudaEventRecord\nevent\t280\t0\t13\t2\t3\nlink\t2\t-\n'
+	printf 'api\t290\t300\t1\t4\tcudaLaunchKernel\n'
+	printf 'kernel\t310\t400\t0\t14\t1,1,1\t32,1,1\t4\tstep_b\n'
+	printf 'api\t410\t420\t1\t5\tcudaEventRecord\nevent\t430\t0\t13\t3\t5\nlink\t3\t-\n'
+	printf 'api\t440\t600\t1\t6\tcudaEventSynchronize\nsync\t440\t590\t0\t-\tevent\t6\nlink\t3\t-\n'
+	local c pair
+	for c in 7:1:3 8:3:5 9:-:5 10:99:5; do
+		pair=${c#*:}
+		printf 'api\t%d0\t%d5\t1\t%d\tcudaEventElapsedTime\n' "${c%%:*}" "${c%%:*}" "${c%%:*}"
+		[ "${2:-1}" = 0 ] || printf 'elapsed\t%d\t%s\t%s\n' "${c%%:*}" "${pair%:*}" "${pair#*:}"
+	done
+	printf 'end\t16\t0\n'
+}
+
+@test "format 6: ask elapsed reads the two records each cudaEventElapsedTime names, not its thread's last two" {
+	F="$BATS_TEST_TMPDIR/e6.trace"
+	elapsed6 >"$F"
+	local why="step_b ran on stream 14 (created, non-blocking), the start event on stream 13 (created, blocking): the GPU does not order the two"
+	run -0 "$ST" ask "$F" elapsed; echo "$output"
+	[ "$output" = "4	ok	ok	$why	ok	its start event was not recorded before it	-	its start event has a record the trace does not show	-" ]
+	# a call with no elapsed line (a tracer that lost it, a format-5 trace)
+	# is read as its thread's last two records: e1 and e2 for every call
+	elapsed6 x 0 >"$F"
+	run -0 "$ST" ask "$F" elapsed; echo "$output"
+	[ "$output" = "4	$why	ok	$why	ok	$why	ok	$why	ok" ]
+	# an elapsed line belongs right after its cudaEventElapsedTime
+	printf 'streamtrace 6\napi\t1\t2\t1\t5\tcudaFree\nelapsed\t5\t1\t2\nend\t1\t0\n' >"$F"
+	run -3 "$ST" ask "$F" elapsed; echo "$output"
+	[[ "$output" == *":3: not a streamtrace record"*"an elapsed line belongs right after its cudaEventElapsedTime api line"* ]]
+	printf 'streamtrace 6\napi\t1\t2\t1\t5\tcudaEventElapsedTime\nelapsed\t5\t0\t2\nend\t1\t0\n' >"$F"
+	run -3 "$ST" ask "$F" elapsed; echo "$output"
+	[[ "$output" == *"bad elapsed line"* ]]
+	printf 'streamtrace 5\napi\t1\t2\t1\t5\tcudaEventElapsedTime\nelapsed\t5\t1\t2\nend\t1\t0\n' >"$F"
+	run -3 "$ST" ask "$F" elapsed; echo "$output"
+	[[ "$output" == *"not a streamtrace record"* ]]
 }
 
 @test "format 5: a link line belongs after an event, a record or a wait" {

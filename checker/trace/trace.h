@@ -92,6 +92,13 @@ struct mark {
 	uint8_t linked;
 };
 
+/* A cudaEventElapsedTime (format 6's `elapsed` lines): the correlation ids
+ * of the cudaEventRecord calls of its start and stop events (0: the event
+ * had no record). */
+struct elapsed_of {
+	uint32_t corr, start, stop;
+};
+
 struct trace {
 	const char *path;
 	char *text;              /* the file; names point into it */
@@ -99,7 +106,7 @@ struct trace {
 	size_t n;
 	struct meta *meta;
 	size_t nmeta;
-	int version;             /* of the file format: 1 to 4 */
+	int version;             /* of the file format: 1 to 6 */
 	struct stream_decl *streams; /* sorted by id */
 	size_t nstreams;
 	struct device_decl *devices; /* sorted by id */
@@ -110,6 +117,8 @@ struct trace {
 	size_t ncurrents;
 	struct mark *marks;      /* format 5: every event record, by corr */
 	size_t nmarks;
+	struct elapsed_of *elapsed; /* format 6: what each timing read, by corr */
+	size_t nelapsed;
 	int complete;            /* the `end` line was there */
 	uint64_t dropped;        /* from the `end` line */
 	uint64_t t0, t1;         /* first start, last end (0, 0 if empty) */
@@ -125,6 +134,7 @@ struct trace {
 /* trace_parse.c */
 int trace_load(const char *path, struct trace *t);
 void trace_free(struct trace *t);
+const struct elapsed_of *trace_elapsed(const struct trace *t, uint32_t corr);
 int trace_rec_cmp(const void *a, const void *b);
 const char *trace_meta(const struct trace *t, const char *key);
 int trace_stream_kind(const struct trace *t, uint32_t id);

@@ -1133,18 +1133,35 @@ static int q_elapsed(const struct hb *h, char **argv, FILE *f)
 		const struct item *call = &h->it[c];
 		if (call->kind != I_CALL || strcmp(call->r->name, "cudaEventElapsedTime") != 0)
 			continue;
-		/* the thread's last two event records before the call */
+		/* the records the call read (format 6), else the thread's last
+		 * two event records before it */
 		int64_t a = -1, b = -1;
-		for (size_t i = c; i-- > 0 && a < 0;)
-			if (h->it[i].kind == I_MARK && h->it[i].tid == call->tid) {
-				if (b < 0)
-					b = (int64_t)i;
-				else
+		const struct elapsed_of *e = trace_elapsed(h->t, call->corr);
+		if (e) {
+			for (size_t i = 0; i < c; i++)
+				if (h->it[i].kind == I_MARK && h->it[i].corr == e->start)
 					a = (int64_t)i;
+				else if (h->it[i].kind == I_MARK && h->it[i].corr == e->stop)
+					b = (int64_t)i;
+			if (a < 0 || b < 0) {
+				fprintf(f, "\t%s %s\t-", a < 0 ? "its start event" : "its stop event",
+					(a < 0 ? e->start : e->stop)
+						? "has a record the trace does not show"
+						: "was not recorded before it");
+				continue;
 			}
-		if (a < 0) {
-			fputs("\ttwo events were not recorded before it\t-", f);
-			continue;
+		} else {
+			for (size_t i = c; i-- > 0 && a < 0;)
+				if (h->it[i].kind == I_MARK && h->it[i].tid == call->tid) {
+					if (b < 0)
+						b = (int64_t)i;
+					else
+						a = (int64_t)i;
+				}
+			if (a < 0) {
+				fputs("\ttwo events were not recorded before it\t-", f);
+				continue;
+			}
 		}
 		char why[600] = "";
 		size_t between = 0;

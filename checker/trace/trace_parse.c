@@ -460,7 +460,8 @@ static const char *line_copy(char *copy, const char *line, size_t ll)
  * declarations. Return 0, or 3 after one line on stderr saying why. */
 static int read_lines(const char *path, struct trace *t)
 {
-	size_t cap_r = 0, cap_m = 0, cap_s = 0, cap_d = 0, cap_c = 0, cap_k = 0, lineno = 0;
+	size_t cap_r = 0, cap_m = 0, cap_s = 0, cap_d = 0, cap_c = 0, cap_k = 0, cap_e = 0;
+	size_t lineno = 0;
 	int last_mark = 0; /* the line before was a `record` line */
 	char *f[MAX_FIELDS + 1];
 	char copy[64];
@@ -486,9 +487,9 @@ static int read_lines(const char *path, struct trace *t)
 				fprintf(stderr, "%s: not a streamtrace file\n", path);
 				return 3;
 			}
-			if (v < 1 || v > 5) {
+			if (v < 1 || v > 6) {
 				fprintf(stderr, "%s: streamtrace format %u; this tool reads "
-					"formats 1 to 5\n", path, v);
+					"formats 1 to 6\n", path, v);
 				return 3;
 			}
 			t->version = (int)v;
@@ -607,6 +608,25 @@ static int read_lines(const char *path, struct trace *t)
 						"a link line belongs right after an event, a record or a wait");
 			}
 			continue;
+		} else if (strcmp(f[0], "elapsed") == 0 && t->version >= 6) {
+			/* elapsed CORR START STOP, after the api line of CORR */
+			struct rec *r = t->n ? &t->recs[t->n - 1] : NULL;
+			struct elapsed_of e = { 0, 0, 0 };
+			if (n != 4 || num32(f[1], &e.corr) || !e.corr ||
+			    (strcmp(f[2], "-") != 0 && (num32(f[2], &e.start) || !e.start)) ||
+			    (strcmp(f[3], "-") != 0 && (num32(f[3], &e.stop) || !e.stop)))
+				return bad_line(path, lineno, line_copy(copy, line, ll),
+						"bad elapsed line");
+			if (!r || r->kind != K_API || r->corr != e.corr ||
+			    strcmp(r->name, "cudaEventElapsedTime") != 0 ||
+			    (t->nelapsed && t->elapsed[t->nelapsed - 1].corr == e.corr))
+				return bad_line(path, lineno, line_copy(copy, line, ll),
+						"an elapsed line belongs right after its "
+						"cudaEventElapsedTime api line");
+			if (grow((void **)&t->elapsed, &cap_e, t->nelapsed, sizeof e))
+				goto oom;
+			t->elapsed[t->nelapsed++] = e;
+			continue;
 		} else if (strcmp(f[0], "end") == 0) {
 			uint64_t nrec;
 			if (n != 3 || num(f[1], &nrec) || num(f[2], &t->dropped))
@@ -642,6 +662,24 @@ static int mark_cmp(const void *pa, const void *pb)
 {
 	const struct mark *a = pa, *b = pb;
 	return a->corr < b->corr ? -1 : a->corr > b->corr;
+}
+
+static int elapsed_cmp(const void *pa, const void *pb)
+{
+	const struct elapsed_of *a = pa, *b = pb;
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
+}
+
+/* Format 6: the `elapsed` line of the cudaEventElapsedTime call corr, or
+ * NULL where the trace has none (older formats; a call the tracer lost). */
+const struct elapsed_of *trace_elapsed(const struct trace *t, uint32_t corr)
+{
+	struct elapsed_of key = { corr, 0, 0 };
+	if (t->base)
+		t = t->base;
+	if (!t->nelapsed)
+		return NULL;
+	return bsearch(&key, t->elapsed, t->nelapsed, sizeof key, elapsed_cmp);
 }
 
 /* Sort the records; merge the stream declarations; find t0 and t1. */
@@ -698,6 +736,8 @@ static void finish(struct trace *t)
 			if (t->recs[i].kind != K_NVTX)
 				t->recs[i].cur = current_of(t, t->recs[i].corr);
 	}
+	if (t->nelapsed)
+		qsort(t->elapsed, t->nelapsed, sizeof *t->elapsed, elapsed_cmp);
 	/* Format 5: every event record, timed (an `event` record) or not. */
 	if (t->version >= 5) {
 		size_t nev = 0;
@@ -757,6 +797,7 @@ void trace_free(struct trace *t)
 		free(t->threads);
 		free(t->currents);
 		free(t->marks);
+		free(t->elapsed);
 	}
 	free(t->recs);
 	free(t->win);
