@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # trace-gpu.bats -- the trace tool on a real GPU: capture fixtures/trace-progs/known.cu,
-# kinds.cu, peers.cu, current.cu, graphs.cu and waits.cu, whose structure is known, and lab 01's
+# kinds.cu, peers.cu, current.cu, graphs.cu, waits.cu and elapsed.cu, whose structure is known, and lab 01's
 # solution; the tool must report exactly that structure. Skipped, with the
 # reason, where there is no nvcc, no CUPTI or no CUDA device (known.cu exits
 # 77 then); the tests of peers.cu and current.cu need two GPUs.
@@ -39,7 +39,7 @@ setup_file() {
 		timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/known.trace" \
 			-- "$d/known" >"$d/run.out" 2>&1 || rrc=$?
 		echo "$rrc" >"$d/run.rc"
-		for p in kinds peers current graphs waits; do
+		for p in kinds peers current graphs waits elapsed; do
 			rrc=0
 			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/fixtures/trace-progs/$p.cu" \
 				>"$d/$p.out" 2>&1 &&
@@ -118,7 +118,7 @@ q() {
 }
 
 @test "on one GPU, every copy and kernel, and every call made with a context, say device 0 was current" {
-	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 5" ]
+	run -0 head -n 1 "$T"; [ "$output" = "streamtrace 6" ]
 	q current gpu
 	[ -n "$output" ] && [ "$(cut -f 11 <<<"$output" | sort -u)" = 0 ]
 	q count gpu --current other; [ "$output" = 0 ]
@@ -279,7 +279,7 @@ overlap_ms() {
 	launched=$(awk '$1 == "elsewhere_launch" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
 	ran_ok=$(awk '$1 == "elsewhere_ran" { print $3 }' "$BATS_FILE_TMPDIR/current.out")
 	echo "this GPU: the launch into a stream of device 1 with device 0 current: $launched; it ran: $ran_ok"
-	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 5" ]
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 6" ]
 	# the two right_kernels: device 0 with 0 current, device 1 with 1 current
 	run -0 "$ST" query "$K" current kernel:right_kernel; echo "$output"
 	[ "${#lines[@]}" -eq 2 ]
@@ -309,7 +309,7 @@ overlap_ms() {
 # refused calls returned.
 @test "graphs.cu: each replayed kernel names its graph and node, and the calls a capture refused say what they returned" {
 	ran graphs
-	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 5" ]
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 6" ]
 	run -0 "$ST" query "$K" graph kernel; echo "$output"
 	[ "${#lines[@]}" -eq 7 ]
 	# six kernels of one graph, three nodes, two launches (the two
@@ -358,9 +358,9 @@ overlap_ms() {
 # corr_of NAME: the correlation id of the first kernel NAME of waits.cu.
 corr_of() { "$ST" query "$K" corr "kernel:$1" | awk -F'\t' 'NR == 1 { print $11 }'; }
 
-@test "waits.cu (format 5): every wait and event synchronize names its event and the record it waited for" {
+@test "waits.cu (format 5 and later): every wait and event synchronize names its event and the record it waited for" {
 	ran waits
-	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 5" ]
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 6" ]
 	# each sync of an event (two stream waits, one event synchronize) is
 	# followed by its link, a number: CUPTI tied it
 	run -0 awk -F'\t' 'w { print ($1 == "link" && $3 ~ /^[0-9]+$/) ? "linked" : "UNLINKED: " $0 }
@@ -395,6 +395,30 @@ corr_of() { "$ST" query "$K" corr "kernel:$1" | awk -F'\t' 'NR == 1 { print $11 
 	[[ ${lines[4]} == "guaranteed	kernel:$sb (the legacy default stream) kernel:$ol" ]]
 	[[ ${lines[5]} == "1	cudaEventSynchronize:"* ]]
 	[ "${lines[6]}" = "0	" ]
+}
+
+@test "elapsed.cu (format 6): each cudaEventElapsedTime names the records its two events had; ask elapsed judges those" {
+	ran elapsed
+	run -0 head -n 1 "$K"; [ "$output" = "streamtrace 6" ]
+	# the calls' correlation ids in order: records r0 (e0) r1 (e1) r2 (e2)
+	# r3 r4 (e0 made again, recorded twice) r5 (e2); the five timings
+	local r e
+	r=($(awk -F'\t' '$1 == "api" && $6 == "cudaEventRecord" { print $5 }' "$K" | sort -n))
+	e=($(awk -F'\t' '$1 == "api" && $6 == "cudaEventElapsedTime" { print $5 }' "$K" | sort -n))
+	echo "records ${r[*]}; timings ${e[*]}"
+	[ "${#r[@]}" -eq 6 ] && [ "${#e[@]}" -eq 5 ]
+	# each timing's elapsed line, right after its api line (its current and
+	# error lines between): (e1, e2) (e0, e1) (e0, e2), then e0 never
+	# recorded, then e0's second record
+	run -0 awk -F'\t' '$1 == "api" { a = $5; n = $6 } $1 == "elapsed" { print ($2 == a && n == "cudaEventElapsedTime") ? $2 " " $3 " " $4 : "MISPLACED " $0 }' "$K"
+	echo "$output"
+	[ "$output" = "${e[0]} ${r[1]} ${r[2]}
+${e[1]} ${r[0]} ${r[1]}
+${e[2]} ${r[0]} ${r[2]}
+${e[3]} - ${r[2]}
+${e[4]} ${r[4]} ${r[5]}" ]
+	run -0 "$ST" ask "$K" elapsed; echo "$output"
+	[ "$output" = "5	ok	ok	ok	ok	ok	ok	its start event was not recorded before it	-	no GPU work was queued between the start and the stop record	ok" ]
 }
 
 @test "kinds.cu and graphs.cu: ask knows the stream kinds and a graph launch" {

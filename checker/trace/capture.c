@@ -31,6 +31,11 @@
  * followed by a `graph` line, CUPTI's graph id and graph node id of it; an
  * `api` line whose call did not return cudaSuccess by an `error` line with
  * the cudaError_t it returned (a call refused during a stream capture).
+ *
+ * Which records a timing read (format 6): the runtime callback notes, per
+ * event handle, the correlation id of its last cudaEventRecord, and at each
+ * cudaEventElapsedTime the records its two events then had; the call's
+ * `api` line is followed by an `elapsed` line that names them.
  */
 #define _GNU_SOURCE
 #include <cupti.h>
@@ -52,6 +57,9 @@
 #define LEGS_MAX 4096        /* legs of staged peer copies kept until exit */
 #define CURRENT_RING (1u << 20) /* runtime calls whose current device is kept
 				 * until their api record is written */
+#define EVENTS_MAX (1u << 16)   /* event handles whose last record is known */
+#define ELAPSED_RING (1u << 16) /* cudaEventElapsedTime calls kept until their
+				 * api record is written */
 
 typedef unsigned long long ull;
 
@@ -135,6 +143,23 @@ static ull graph_records;           /* records a graph launched */
  * whose slot was taken by a later one before its record came is written
  * without a `current` line (not known). No lock: one atomic word a slot. */
 static uint64_t *current_ring;
+/* Format 6: each event handle's last cudaEventRecord (its correlation id;
+ * 0 after cudaEventDestroy), and each cudaEventElapsedTime's two records,
+ * in slot corr % ELAPSED_RING until its api record is written. Noted on the
+ * program's threads, read on CUPTI's: ev_lock guards both. A handle past
+ * EVENTS_MAX, or a call whose slot a later one took, is not known: its api
+ * line has no `elapsed` line. */
+struct event_slot {
+	const void *handle;
+	uint32_t corr;
+};
+struct elapsed_slot {
+	uint32_t corr, start, stop;
+};
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct event_slot *event_slots;
+static struct elapsed_slot *elapsed_slots;
+
 /* Bumped when a context goes away: a thread's cached context pointer may
  * then name another device's new context. */
 static unsigned context_epoch;
@@ -335,6 +360,25 @@ static void write_link(uint32_t event, uint64_t link)
 		fprintf(out, "link\t%u\t-\n", event);
 	else
 		fprintf(out, "link\t%u\t%llu\n", event, (ull)link);
+}
+
+/* Format 6: after a cudaEventElapsedTime's api line, the records of its
+ * start and stop events (their cudaEventRecord calls' correlation ids; `-`
+ * where the event had none), if on_event_call() noted the call. */
+static void write_elapsed(uint32_t corr)
+{
+	struct elapsed_slot e = { 0, 0, 0 };
+	if (!elapsed_slots)
+		return;
+	pthread_mutex_lock(&ev_lock);
+	if (elapsed_slots[corr % ELAPSED_RING].corr == corr)
+		e = elapsed_slots[corr % ELAPSED_RING];
+	pthread_mutex_unlock(&ev_lock);
+	if (!e.corr)
+		return;
+	fprintf(out, "elapsed\t%u\t", corr);
+	fprintf(out, e.start ? "%u\t" : "-\t", e.start);
+	fprintf(out, e.stop ? "%u\n" : "-\n", e.stop);
 }
 
 /* Format 4: the graph and graph node that launched the record just written
@@ -555,6 +599,7 @@ static void write_record(const CUpti_Activity *rec)
 				(uint32_t)cur - 1);
 		if (a->returnValue) /* format 4: what the call returned */
 			fprintf(out, "error\t%u\t%u\n", a->correlationId, a->returnValue);
+		write_elapsed(a->correlationId);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MARKER:
@@ -743,6 +788,78 @@ static void on_runtime_exit(const CUpti_CallbackData *cd)
 			 __ATOMIC_RELEASE);
 }
 
+/* The slot of event handle h in event_slots (open addressing), or NULL
+ * where the table is full and h is not in it. Under ev_lock. */
+static struct event_slot *event_slot(const void *h)
+{
+	uintptr_t k = (uintptr_t)h;
+	uint32_t i = (uint32_t)((k >> 4) ^ (k >> 20)) % EVENTS_MAX;
+	for (uint32_t n = 0; n < EVENTS_MAX; n++, i = (i + 1) % EVENTS_MAX) {
+		if (event_slots[i].handle == h)
+			return &event_slots[i];
+		if (!event_slots[i].handle) {
+			event_slots[i].handle = h;
+			return &event_slots[i];
+		}
+	}
+	return NULL;
+}
+
+/* Format 6: a cudaEventRecord (any of its forms) that returned cudaSuccess
+ * makes its correlation id the event's last record; cudaEventDestroy
+ * forgets it (a new event may get the handle); cudaEventElapsedTime notes
+ * the two events' last records under its own correlation id. */
+static void on_event_call(CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
+{
+	/* The parameters as CUPTI's generated_cuda_runtime_api_meta.h lays
+	 * them out (a C++ header): every form of cudaEventRecord and
+	 * cudaEventDestroy takes the event first; both forms of
+	 * cudaEventElapsedTime take ms, start, end. */
+	struct event_params {
+		const void *event;
+	};
+	struct elapsed_params {
+		float *ms;
+		const void *start, *end;
+	};
+	const void *ev = NULL, *start = NULL, *stop = NULL;
+	int elapsed = 0;
+	switch (cbid) {
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020:
+		ev = ((const struct event_params *)cd->functionParams)->event;
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020:
+#if CUDA_VERSION >= 12080
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080:
+#endif
+		start = ((const struct elapsed_params *)cd->functionParams)->start;
+		stop = ((const struct elapsed_params *)cd->functionParams)->end;
+		elapsed = 1;
+		break;
+	default:
+		return;
+	}
+	pthread_mutex_lock(&ev_lock);
+	if (elapsed) {
+		struct event_slot *a = start ? event_slot(start) : NULL;
+		struct event_slot *b = stop ? event_slot(stop) : NULL;
+		struct elapsed_slot e = { cd->correlationId, a ? a->corr : 0, b ? b->corr : 0 };
+		elapsed_slots[cd->correlationId % ELAPSED_RING] = e;
+	} else if (ev) {
+		struct event_slot *e = event_slot(ev);
+		const int *rv = cd->functionReturnValue; /* a cudaError_t */
+		if (e && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020)
+			e->corr = 0;
+		else if (e && rv && *rv == 0) /* cudaSuccess */
+			e->corr = cd->correlationId;
+	}
+	pthread_mutex_unlock(&ev_lock);
+}
+
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
 {
@@ -756,6 +873,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				flush_all();
 		} else if (cd->callbackSite == CUPTI_API_EXIT) {
 			on_runtime_exit(cd);
+			if (event_slots && cd->correlationId)
+				on_event_call(cbid, cd);
 		}
 		return;
 	}
@@ -974,7 +1093,7 @@ static void write_header(void)
 	uint32_t version = 0;
 	char buf[4096];
 	cuptiGetVersion(&version);
-	fprintf(out, "streamtrace 5\n");
+	fprintf(out, "streamtrace 6\n");
 	fprintf(out, "meta\tclock\tcupti_ns\n");
 	fprintf(out, "meta\tcupti_version\t%u\n", version);
 	fprintf(out, "meta\tpid\t%d\n", (int)getpid());
@@ -1053,6 +1172,14 @@ int InitializeInjection(void)
 	/* Every runtime call: the device current at it (on_runtime_exit), and
 	 * cudaDeviceReset's flush. Without the ring, only the reset. */
 	current_ring = calloc(CURRENT_RING, sizeof *current_ring);
+	event_slots = calloc(EVENTS_MAX, sizeof *event_slots);
+	elapsed_slots = calloc(ELAPSED_RING, sizeof *elapsed_slots);
+	if (!event_slots || !elapsed_slots) {
+		free(event_slots);
+		free(elapsed_slots);
+		event_slots = NULL;
+		elapsed_slots = NULL;
+	}
 	if (current_ring)
 		cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
 	else
