@@ -778,9 +778,10 @@ records() {
 
 # timed_pairs RUN: one line per cudaEventElapsedTime call of RUN, in the
 # order of the calls: "K<TAB>ORDER<TAB>WAIT" (streamtrace ask's `elapsed`).
-# The call is taken to read the last two events its host thread recorded,
-# start and stop. ORDER is "ok" where the program made the GPU order those
-# events with the work its thread queued between their two records, and
+# The call's start and stop are the records the trace names (format 6's
+# `elapsed` lines), else the last two events its host thread recorded.
+# ORDER is "ok" where the program made the GPU order those events with the
+# work its thread queued between their two records, and
 # the work queued right before the start after it or waited for, else why
 # not, in words: by the model of what the program guaranteed (stream order,
 # the legacy default stream against blocking streams, event waits, host
