@@ -1441,6 +1441,33 @@ elapsed6() {
 	[[ "$output" == *"not a streamtrace record"* ]]
 }
 
+@test "ask timings: each cudaEventElapsedTime's two records, their stamps, the work between them by kind and the range it was queued in" {
+	F="$BATS_TEST_TMPDIR/e6.trace"
+	elapsed6 >"$F"
+	run -0 "$ST" ask "$F" timings; echo "$output"
+	[ "$output" = "4	0.000050 0.000210 kernel:1 -	0.000210 0.000360 kernel:1 -	- - - -	- - - -" ]
+	# lab 05's solution: a sequential run's H2D copy, kernel, D2H copy and
+	# all three, then a pipelined run in each order, five times
+	run -0 "$ST" ask "$RP/05-overlap/solution/r.trace" timings
+	IFS=$'\t' read -r -a f <<<"$output"
+	[ "${f[0]}" = 30 ]
+	local i want=("" "H2D:1 sequential" "kernel:1 sequential" "D2H:1 sequential" "H2D:1,kernel:1,D2H:1 sequential"
+		"H2D:16,kernel:16,D2H:16 depth_first" "H2D:16,kernel:16,D2H:16 breadth_first")
+	for i in 1 2 3 4 5 6; do [ "$(cut -d ' ' -f 3,4 <<<"${f[i]}")" = "${want[i]}" ]; done
+	# the stop of the first timing is the start of the second: one record
+	[ "$(cut -d ' ' -f 2 <<<"${f[1]}")" = "$(cut -d ' ' -f 1 <<<"${f[2]}")" ]
+	# a trace older than format 5: no records known
+	run -0 "$ST" ask "$RP/09-multi-gpu/solution/r.trace" timings
+	[[ "$output" != *[0-9].[0-9]* ]]
+}
+
+@test "ask elapsed: a stream whose kind the trace does not know (it ran no copy or kernel) is not said to be unordered: the trace cannot tell" {
+	F="$BATS_TEST_TMPDIR/e6.trace"
+	elapsed6 | grep -v '^stream.14' >"$F"
+	run -0 "$ST" ask "$F" elapsed; echo "$output"
+	[[ "$output" == "4	ok	ok	step_b ran on stream 14 (it ran no copy or kernel), the start event on stream 13 (created, blocking): the trace cannot tell whether the GPU orders the two (it does not say what kind of stream ran no copy or kernel)	ok	"* ]]
+}
+
 @test "format 5: a link line belongs after an event, a record or a wait" {
 	F="$BATS_TEST_TMPDIR/bad.trace"
 	printf 'streamtrace 5\napi\t1\t2\t1\t5\tcudaFree\nlink\t3\t7\nend\t1\t0\n' >"$F"

@@ -1105,18 +1105,66 @@ static int ordered_with(const struct hb *h, size_t w, size_t e, int start,
 		snprintf(buf, len, "%s ran on %s, the %s event on %s: the trace cannot tell "
 			 "whether the GPU orders the two (a wait whose event record it lacks, "
 			 "or records CUPTI dropped)", what, ws, start ? "start" : "stop", es);
+	else if (trace_stream(h->t, h->it[w].stream).kind == ST_UNKNOWN ||
+		 trace_stream(h->t, h->it[e].stream).kind == ST_UNKNOWN)
+		snprintf(buf, len, "%s ran on %s, the %s event on %s: the trace cannot tell "
+			 "whether the GPU orders the two (it does not say what kind of stream "
+			 "ran no copy or kernel)", what, ws, start ? "start" : "stop", es);
 	else
 		snprintf(buf, len, "%s ran on %s, the %s event on %s: the GPU does not order "
 			 "the two", what, ws, start ? "start" : "stop", es);
 	return 0;
 }
 
-/* elapsed: each cudaEventElapsedTime call, in call order, taken to read the
- * last two events its thread recorded (start, stop): is the work its
- * thread queued between the two records ordered after start and before
- * stop, and the work it queued right before start before start (ORDER);
- * was stop done, by a host wait, before the call (WAIT)? "N" and, for each
- * call, TAB ORDER TAB WAIT: "ok", or why not in words. */
+/* The two event records cudaEventElapsedTime call node c read: those format
+ * 6 names, else the last two its thread recorded before it (*a start, *b
+ * stop). 0, or 1 with why not in buf. */
+static int elapsed_records(const struct hb *h, size_t c, int64_t *a, int64_t *b,
+			   char *buf, size_t len)
+{
+	const struct item *call = &h->it[c];
+	const struct elapsed_of *e = trace_elapsed(h->t, call->corr);
+	*a = *b = -1;
+	if (e) {
+		for (size_t i = 0; i < c; i++)
+			if (h->it[i].kind == I_MARK && h->it[i].corr == e->start)
+				*a = (int64_t)i;
+			else if (h->it[i].kind == I_MARK && h->it[i].corr == e->stop)
+				*b = (int64_t)i;
+		if (*a < 0 || *b < 0) {
+			snprintf(buf, len, "%s %s", *a < 0 ? "its start event" : "its stop event",
+				 (*a < 0 ? e->start : e->stop)
+					 ? "has a record the trace does not show"
+					 : "was not recorded before it");
+			return 1;
+		}
+		return 0;
+	}
+	for (size_t i = c; i-- > 0 && *a < 0;)
+		if (h->it[i].kind == I_MARK && h->it[i].tid == call->tid) {
+			if (*b < 0)
+				*b = (int64_t)i;
+			else
+				*a = (int64_t)i;
+		}
+	if (*a < 0) {
+		snprintf(buf, len, "two events were not recorded before it");
+		return 1;
+	}
+	return 0;
+}
+
+static int is_elapsed_call(const struct item *x)
+{
+	return x->kind == I_CALL && strcmp(x->r->name, "cudaEventElapsedTime") == 0;
+}
+
+/* elapsed: each cudaEventElapsedTime call, in call order, and the two
+ * records it read (elapsed_records): is the work its thread queued between
+ * the two records ordered after start and before stop, and the work it
+ * queued right before start before start (ORDER); was stop done, by a host
+ * wait, before the call (WAIT)? "N" and, for each call, TAB ORDER TAB WAIT:
+ * "ok", or why not in words. */
 static int q_elapsed(const struct hb *h, char **argv, FILE *f)
 {
 	(void)argv;
@@ -1126,44 +1174,18 @@ static int q_elapsed(const struct hb *h, char **argv, FILE *f)
 	}
 	size_t ncalls = 0;
 	for (size_t i = 0; i < h->n; i++)
-		ncalls += h->it[i].kind == I_CALL &&
-			  strcmp(h->it[i].r->name, "cudaEventElapsedTime") == 0;
+		ncalls += is_elapsed_call(&h->it[i]);
 	fprintf(f, "%zu", ncalls);
 	for (size_t c = 0; c < h->n; c++) {
 		const struct item *call = &h->it[c];
-		if (call->kind != I_CALL || strcmp(call->r->name, "cudaEventElapsedTime") != 0)
+		if (!is_elapsed_call(call))
 			continue;
-		/* the records the call read (format 6), else the thread's last
-		 * two event records before it */
-		int64_t a = -1, b = -1;
-		const struct elapsed_of *e = trace_elapsed(h->t, call->corr);
-		if (e) {
-			for (size_t i = 0; i < c; i++)
-				if (h->it[i].kind == I_MARK && h->it[i].corr == e->start)
-					a = (int64_t)i;
-				else if (h->it[i].kind == I_MARK && h->it[i].corr == e->stop)
-					b = (int64_t)i;
-			if (a < 0 || b < 0) {
-				fprintf(f, "\t%s %s\t-", a < 0 ? "its start event" : "its stop event",
-					(a < 0 ? e->start : e->stop)
-						? "has a record the trace does not show"
-						: "was not recorded before it");
-				continue;
-			}
-		} else {
-			for (size_t i = c; i-- > 0 && a < 0;)
-				if (h->it[i].kind == I_MARK && h->it[i].tid == call->tid) {
-					if (b < 0)
-						b = (int64_t)i;
-					else
-						a = (int64_t)i;
-				}
-			if (a < 0) {
-				fputs("\ttwo events were not recorded before it\t-", f);
-				continue;
-			}
-		}
+		int64_t a, b;
 		char why[600] = "";
+		if (elapsed_records(h, c, &a, &b, why, sizeof why)) {
+			fprintf(f, "\t%s\t-", why);
+			continue;
+		}
 		size_t between = 0;
 		for (size_t i = (size_t)a + 1; i < (size_t)b && !why[0]; i++) {
 			if (h->it[i].kind != I_GPU || h->it[i].tid != call->tid)
@@ -1197,6 +1219,91 @@ static int q_elapsed(const struct hb *h, char **argv, FILE *f)
 	return 0;
 }
 
+/* The innermost NVTX range of thread tid open at time T (ns), or NULL. */
+static const char *range_at(const struct trace *t, uint32_t tid, uint64_t T)
+{
+	const struct rec *in = NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct rec *r = &t->recs[i];
+		if (r->start > T)
+			break;
+		if (r->kind == K_NVTX && r->tid == tid && r->end >= T)
+			in = r; /* sorted by start: the last one is the innermost */
+	}
+	return in ? in->name : NULL;
+}
+
+/* timings: each cudaEventElapsedTime call, in call order (as `elapsed`), and
+ * what the GPU did between the two records it read: "N" and, for each call,
+ * TAB "START STOP WORK RANGE": the two records' GPU stamps (ms on the
+ * trace's axis; "-" where a record has none: not timed, or not in the
+ * trace), the GPU work its thread queued between the two records, counted
+ * by kind in the order each came first ("H2D:16,kernel:16,D2H:16": a
+ * copy's direction, "kernel", "memset"; "-" none), and the
+ * NVTX range, on its thread, the first of that work was queued in (with
+ * none, the start record; "-": no range). A call whose records are not
+ * known: "- - - -". */
+static int q_timings(const struct hb *h, char **argv, FILE *f)
+{
+	(void)argv;
+	const struct trace *t = h->t;
+	size_t ncalls = 0;
+	for (size_t i = 0; i < h->n; i++)
+		ncalls += is_elapsed_call(&h->it[i]);
+	fprintf(f, "%zu", ncalls);
+	for (size_t c = 0; c < h->n; c++) {
+		if (!is_elapsed_call(&h->it[c]))
+			continue;
+		int64_t a, b;
+		char why[200];
+		if (t->version < 5 || elapsed_records(h, c, &a, &b, why, sizeof why)) {
+			fputs("\t- - - -", f);
+			continue;
+		}
+		fputc('\t', f);
+		for (int k = 0; k < 2; k++) {
+			const struct rec *r = h->it[k ? b : a].r;
+			if (r)
+				fprintf(f, "%.6f ", (double)(r->start - t->t0) / 1e6);
+			else
+				fputs("- ", f);
+		}
+		/* the work between, counted by kind in the order each came first */
+		const char *word[8];
+		size_t count[8], nw = 0;
+		uint32_t first = h->it[a].corr; /* the call whose range is told */
+		for (size_t i = (size_t)a + 1; i < (size_t)b; i++) {
+			const struct item *x = &h->it[i];
+			if (x->kind != I_GPU || x->tid != h->it[c].tid)
+				continue;
+			if (!nw)
+				first = x->corr;
+			const char *w = x->r->kind == K_COPY ? dir_name(x->r->dir) : kind_name(x->r->kind);
+			size_t k = 0;
+			while (k < nw && strcmp(word[k], w) != 0)
+				k++;
+			if (k == nw && nw < 8) {
+				word[nw] = w;
+				count[nw++] = 0;
+			}
+			if (k < nw)
+				count[k]++;
+		}
+		for (size_t k = 0; k < nw; k++)
+			fprintf(f, "%s%s:%zu", k ? "," : "", word[k], count[k]);
+		/* that call's time on the host */
+		const char *range = NULL;
+		for (size_t i = 0; i < h->n; i++)
+			if (h->it[i].kind == I_CALL && h->it[i].corr == first) {
+				range = range_at(t, h->it[i].tid, h->it[i].r->start);
+				break;
+			}
+		fprintf(f, "%s %s", nw ? "" : "-", range ? range : "-");
+	}
+	fputc('\n', f);
+	return 0;
+}
+
 static const struct question questions[] = {
 	{ "order", "A B", 2, q_order,
 	  "is B sure to start after A ended? guaranteed CHAIN, observed-only,\n"
@@ -1212,6 +1319,8 @@ static const struct question questions[] = {
 	  "settled's first half: idle N, or not-idle ..." },
 	{ "elapsed", "", 0, q_elapsed,
 	  "per cudaEventElapsedTime: events ordered with the work, stop waited" },
+	{ "timings", "", 0, q_timings,
+	  "per cudaEventElapsedTime: its records' stamps, the work between, the range" },
 };
 #define NQUESTIONS (sizeof questions / sizeof questions[0])
 
