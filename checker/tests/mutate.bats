@@ -103,6 +103,30 @@ print(M.same_schedule(sols, M.kept_runs(d + "/moved")))' "$d"
     [[ "${lines[1]}" == "(False, 'run main: copy H2D and kernel k')" ]]
 }
 
+@test "the GPU did the same: an event stamped before a kernel may be stamped up to 5 us into it; 10 us after its end it is not the same" {
+    local d="$BATS_TEST_TMPDIR" v
+    for v in a b near far; do mkdir -p "$d/$v"; echo 0 >"$d/$v/main.rc"; echo RESULT: verified >"$d/$v/main.out"; done
+    # the right runs: the event (stream 7) stamped 20 us and 12 us before the kernel (stream 8) that waited for it began
+    trace_of "$d/a/main.trace" "api 0 1 1 1 cudaEventRecord" "api 1 2 1 2 cudaLaunchKernel" \
+        "event 100000 0 7 1 1" "kernel 120000 200000 0 8 1,1,1 1,1,1 2 k"
+    trace_of "$d/b/main.trace" "api 0 1 1 1 cudaEventRecord" "api 1 2 1 2 cudaLaunchKernel" \
+        "event 100000 0 7 1 1" "kernel 112000 190000 0 8 1,1,1 1,1,1 2 k"
+    # CUPTI's stamp 1 us after the kernel began: the same
+    trace_of "$d/near/main.trace" "api 0 1 1 1 cudaEventRecord" "api 1 2 1 2 cudaLaunchKernel" \
+        "event 101000 0 7 1 1" "kernel 100000 200000 0 8 1,1,1 1,1,1 2 k"
+    # the event 10 us after the kernel ended: not the same
+    trace_of "$d/far/main.trace" "api 0 1 1 1 cudaEventRecord" "api 1 2 1 2 cudaLaunchKernel" \
+        "event 210000 0 7 1 1" "kernel 100000 200000 0 8 1,1,1 1,1,1 2 k"
+    run -0 py '
+d = sys.argv[1]
+sols = [M.kept_runs(d + "/a"), M.kept_runs(d + "/b")]
+print(M.same_schedule(sols, M.kept_runs(d + "/near")))
+print(M.same_schedule(sols, M.kept_runs(d + "/far")))' "$d"
+    echo "$output"
+    [ "${lines[0]}" = "(True, 2)" ]
+    [[ "${lines[1]}" == "(False, 'run main: event 0 and kernel k')" ]]
+}
+
 @test "without a GPU, make mutate builds the mutants it makes and says they are not graded" {
     gpu_or_skip_inverse() { nvidia-smi -L >/dev/null 2>&1 && skip "a GPU is here: make mutate runs them"; return 0; }
     gpu_or_skip_inverse

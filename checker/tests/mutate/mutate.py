@@ -788,6 +788,30 @@ def relation(a, b):
     return '~'
 
 
+# ns: CUPTI stamps an event a little after the GPU lets the work waiting for
+# it begin (lab 04's consumer began 0.6 to 1.5 us before the stamp of the
+# event it waited for, one H100, 2026-12-06), as the trace tool allows for
+# an order (checker/trace/README.md); a moved record or wait moves work by
+# the milliseconds of a kernel or copy.
+STAMP_SLACK = 5000
+
+
+def sure_relation(a, b):
+    """relation(a, b) where an event's stamp (a point) is one of the two and
+    lies farther than STAMP_SLACK from each edge of the other; None where it
+    lies nearer (the stamp may be off by that much). Two intervals: relation."""
+    if a[0] != a[1] and b[0] != b[1]:
+        return relation(a, b)
+    s = STAMP_SLACK
+    if a[1] + s <= b[0]:
+        return '<'
+    if b[1] + s <= a[0]:
+        return '>'
+    if a[0] != a[1] and a[0] + s < b[0] < a[1] - s or b[0] != b[1] and b[0] + s < a[0] < b[1] - s:
+        return '~'
+    return None
+
+
 SCHEDULE_MAX = 1500     # records; more (PyTorch's thousands of kernels): not compared
 
 
@@ -795,7 +819,8 @@ def same_schedule(sol_runs, mut_runs):
     """Did the GPU do the same in the mutant's runs as in the solution's: the
     same copies, kernels, memsets and event stamps, each pair of them in the
     same order or at once as in the solution's run, but for the pairs whose
-    order the solution's two runs do not agree on? (Streams are not
+    order the solution's two runs do not agree on, and an event's stamp
+    within STAMP_SLACK of the other record's edge (sure_relation)? (Streams are not
     compared: what they change shows in the order.) Returns (True, how many
     records), (False, why) or (None, why) where it cannot be told."""
     a, b = sol_runs
@@ -816,8 +841,11 @@ def same_schedule(sol_runs, mut_runs):
         keys = sorted(sa)
         for i, x in enumerate(keys):
             for y in keys[i + 1:]:
-                r = relation(sa[x], sa[y])
-                if r == relation(sb[x], sb[y]) and relation(sm[x], sm[y]) != r:
+                r = sure_relation(sa[x], sa[y])
+                if r is None or r != sure_relation(sb[x], sb[y]):
+                    continue
+                rm = sure_relation(sm[x], sm[y])
+                if rm is not None and rm != r:
                     return False, 'run %s: %s and %s' % (n, ' '.join(x[1:3]), ' '.join(y[1:3]))
         n_all += len(sa)
     return True, n_all
@@ -918,22 +946,67 @@ def load_equivalents():
     return out
 
 
+# the runs a fixture keeps: those mutants.bats replays (fixture_replay), the
+# traced run and its re-runs, lab 06's scenarios and stress runs
+FIXTURE_RUN = re.compile(r'^(main(\.(again|look)\d+)?|s[1-4]|stress|sanitizer)$')
+
+
+def keep_fixture(v, dst):
+    """Copy the runs the checker kept for variant folder v into the fixture
+    folder dst, as the fixtures keep them: each run's exit status, output,
+    error output and trace (gzip'd, no time stamp). False where v kept none."""
+    runs = {n: p for n, p in kept_runs(v).items() if FIXTURE_RUN.match(n)}
+    if not runs:
+        return False
+    os.makedirs(dst, exist_ok=True)
+    for name, prefix in runs.items():
+        shutil.copy(prefix + '.rc', os.path.join(dst, name + '.rc'))
+        for ext in ('.out', '.err', '.trace'):
+            if os.path.exists(prefix + ext):
+                with open(prefix + ext, 'rb') as fi, gzip.GzipFile(
+                        os.path.join(dst, name + ext + '.gz'), 'wb', mtime=0) as fo:
+                    shutil.copyfileobj(fi, fo)
+    return True
+
+
+def refix(args):
+    """mutate.py refix: record the kept runs (fixtures/mutate/LAB) anew from a
+    run of their variants (`run --only` with their ids, --runs 1, --out OUT),
+    in a trace format that is newer, into --to (default the fixtures
+    themselves): each fixture folder's files are replaced, none is added.
+    Exits 1 where a fixture's variant left no runs in OUT."""
+    out, status = os.path.abspath(args.out), 0
+    for lab in pick_labs(args.labs):
+        src = os.path.join(FIXTURES, lab)
+        for v in sorted(os.listdir(src)) if os.path.isdir(src) else []:
+            dst = os.path.join(os.path.abspath(args.to), lab, v)
+            if os.path.isdir(dst) and dst.startswith(FIXTURES + os.sep):
+                shutil.rmtree(dst)
+            if keep_fixture(os.path.join(out, lab, v), dst):
+                print('%s/%s: %d runs' % (lab, v, len(kept_runs(dst))))
+            else:
+                print('%s/%s: no runs in %s' % (lab, v, os.path.join(out, lab, v)))
+                status = 1
+    return status
+
+
+def fixture_ids(labs):
+    """The mutants (m-ID) the fixtures of labs keep runs of, space-separated."""
+    ids = []
+    for lab in pick_labs(labs):
+        d = os.path.join(FIXTURES, lab)
+        ids += [v for v in sorted(os.listdir(d)) if v.startswith('m-')] if os.path.isdir(d) else []
+    return ' '.join(ids)
+
+
 def list_equivalent(out, lab, m, n_records):
     """Add mutant m, proven the same on the GPU by its runs in out, to
     equivalent/LAB.tsv, and its runs (and the solution's, once) to the fixtures:
     each run's exit status, output and trace (gzip'd)."""
     for v in ('solution', 'solution-2', 'm-' + m.id):
         dst = os.path.join(FIXTURES, lab, v)
-        if os.path.isdir(dst):
-            continue
-        os.makedirs(dst)
-        for name, prefix in kept_runs(os.path.join(out, lab, v)).items():
-            shutil.copy(prefix + '.rc', os.path.join(dst, name + '.rc'))
-            for ext in ('.out', '.trace'):
-                if os.path.exists(prefix + ext):
-                    with open(prefix + ext, 'rb') as fi, gzip.GzipFile(
-                            os.path.join(dst, name + ext + '.gz'), 'wb', mtime=0) as fo:
-                        shutil.copyfileobj(fi, fo)
+        if not os.path.isdir(dst):
+            keep_fixture(os.path.join(out, lab, v), dst)
     os.makedirs(EQUIVALENT, exist_ok=True)
     with open(os.path.join(EQUIVALENT, lab + '.tsv'), 'a', encoding='utf-8') as f:
         f.write('m-%s\tschedule\tthe GPU did the same: its %d copies, kernels, memsets and '
@@ -1314,6 +1387,13 @@ def main(argv):
     c.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
     c.add_argument('--list', action='store_true',
                    help='list every survivor the GPU did the same for as equivalent, with its runs')
+    f = sub.add_parser('refix', help='record the kept runs (fixtures/mutate) anew from a run of '
+                       'their variants: run --labs L --only "$(mutate.py refix-ids L)" --runs 1 --out OUT first')
+    f.add_argument('--labs', default=os.environ.get('LAB', ''))
+    f.add_argument('--out', default=os.path.join(KIT_ROOT, 'build', 'mutate'))
+    f.add_argument('--to', default=FIXTURES)
+    i = sub.add_parser('refix-ids')
+    i.add_argument('labs', nargs='?', default='')
     n = sub.add_parser('normalize')
     n.add_argument('trace')
     try:
@@ -1336,6 +1416,11 @@ def main(argv):
         return 0
     if args.cmd == 'classify':
         return classify(args)
+    if args.cmd == 'refix':
+        return refix(args)
+    if args.cmd == 'refix-ids':
+        print(fixture_ids(args.labs))
+        return 0
     return run(args)
 
 
