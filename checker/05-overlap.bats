@@ -55,12 +55,10 @@ setup_file() {
         count kernel --window nvtx:depth_first#last
         count nvtx:uneven_breadth_first
         count nvtx:uneven_depth_first
-        events gpu
         list api --window nvtx:breadth_first#last
         list api --window nvtx:depth_first#last
         list copy --mem PAGEABLE --window nvtx:breadth_first#last
         list copy --mem PAGEABLE --window nvtx:depth_first#last
-        list event --stream default
         list gpu
         list nvtx:breadth_first
         list nvtx:depth_first
@@ -80,6 +78,11 @@ setup_file() {
         streams gpu --window nvtx:breadth_first+gpu
         streams gpu --window nvtx:depth_first#last
         streams gpu --window nvtx:depth_first+gpu
+EOF
+    # and what the program guaranteed, asked of the run in one parse
+    ask_ahead main <<'EOF'
+        elapsed
+        timings
 EOF
 }
 
@@ -310,59 +313,6 @@ streams_of() {
     done
 }
 
-# seq_steps RUN: each step of each sequential run of RUN with the CUDA events
-# around it on its stream, a line each: "K STEP STREAM FROM TO WINDOW INSIDE"
-# (K: the run, 1 on; STEP: H2D, kernel or D2H; FROM TO WINDOW INSIDE as
-# events_around prints them, "-" where there is no event). A step belongs to
-# the run whose NVTX range it started in.
-seq_steps() {
-    { tq "$1" list nvtx:sequential | sed 's/^/R\t/'; tq "$1" events gpu | sed 's/^/G\t/'; } |
-    awk -F'\t' '
-        $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
-        $5 == "kernel" || ($5 == "copy" && ($7 == "H2D" || $7 == "D2H")) {
-            for (i = 1; i <= n; i++)
-                if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
-            if (i > n) next
-            print i, ($5 == "kernel" ? "kernel" : $7), $6, $(NF - 3), $(NF - 2), $(NF - 1), $NF
-        }'
-}
-
-# pipe_brackets RUN ORDER: for each pipelined run of RUN in ORDER
-# (depth_first, breadth_first), the events of the legacy default stream
-# right before its first operation and right after its last, a line each:
-# "K FROM TO OPS ENCLOSED" (ms; "-" where there is none; OPS: the operations
-# that started in its NVTX range; ENCLOSED: the operations of any stream that
-# ran between the two events).
-pipe_brackets() {
-    { tq "$1" list "nvtx:$2" | sed 's/^/R\t/'
-      tq "$1" list event --stream default | sed 's/^/E\t/'
-      tq "$1" list gpu | sed 's/^/G\t/'; } |
-    awk -F'\t' '
-        $1 == "R" { n++; rs[n] = $2 + 0; re[n] = $3 + 0; next }
-        $1 == "E" { ne++; ev[ne] = $2 + 0; next }
-        $1 == "G" && $5 != "event" { ng++; gs[ng] = $2 + 0; ge[ng] = $3 + 0 }
-        END {
-            for (i = 1; i <= n; i++) {
-                lo = ""; hi = ""; ops = 0
-                for (g = 1; g <= ng; g++) {
-                    if (gs[g] < rs[i] || gs[g] > re[i]) continue
-                    ops++
-                    if (lo == "" || gs[g] < lo) lo = gs[g]
-                    if (hi == "" || ge[g] > hi) hi = ge[g]
-                }
-                from = "-"; to = "-"
-                for (e = 1; e <= ne; e++) {
-                    if (lo != "" && ev[e] <= lo && (from == "-" || ev[e] > from)) from = ev[e]
-                    if (hi != "" && ev[e] >= hi && (to == "-" || ev[e] < to)) to = ev[e]
-                }
-                inside = 0
-                for (g = 1; g <= ng; g++)
-                    if ((from == "-" || ge[g] > from) && (to == "-" || gs[g] < to)) inside++
-                printf "%d %s %s %d %d\n", i, from, to, ops, inside
-            }
-        }'
-}
-
 # TIMING_HINT: what the printed times need, for the hint of the check below
 TIMING_HINT="keep the given run_sequential() and run_pipelined() as they are: each records its events on the legacy default stream (0), the sequential version one right before and one right after each step (ev[0] to ev[3]), the pipelined version one before and one after the whole pipeline (the created streams wait for what is before it there, and what comes after it waits for all of them); seq_h2d_ms, seq_kernel_ms, seq_d2h_ms and so bound_ms are read from those events"
 
@@ -371,105 +321,121 @@ TIMING_HINT="keep the given run_sequential() and run_pipelined() as they are: ea
 span_of() { awk -v a="$1" -v b="$2" 'BEGIN { m = (b - a) / 20; if (m < 0.01) m = 0.01
     printf "--from\n%.3f\n--to\n%.3f\n", (a - m < 0 ? 0 : a - m), b + m }'; }
 
-# timing_events RUN: the events that time each version of RUN enclose what
-# they time: each sequential step alone on its stream, between an event
-# right before it and one right after it; each pipelined run's work, in
-# either order, and nothing else between two events of the legacy default
-# stream. A structure: the same in every run of a program.
+# timings RUN: each cudaEventElapsedTime call of RUN, a line each, in call
+# order: "K START STOP WORK RANGE<TAB>ORDER<TAB>WAIT". START and STOP: the GPU's
+# stamps (ms) of the two event records the call read ("-" where none); WORK:
+# what its thread queued between the two records, by kind ("H2D:1",
+# "H2D:16,kernel:16,D2H:16"); RANGE: the NVTX range the first of that work
+# was queued in; ORDER and WAIT: "ok", or why not (streamtrace ask's `timings`
+# and `elapsed`: what the program guaranteed, not when this run's work ran).
+timings() {
+    local t e
+    t=$(ask "$1" timings)
+    e=$(ask "$1" elapsed)
+    awk -v t="$t" -v e="$e" 'BEGIN {
+        n = split(t, x, "\t"); split(e, y, "\t")
+        for (i = 2; i <= n; i++) {
+            split(x[i], w, " ")
+            printf "%d %s %s %s %s\t%s\t%s\n", i - 1, w[1], w[2], w[3], w[4], y[2 * i - 2], y[2 * i - 1]
+        }
+    }'
+}
+
+# timing_events RUN: the events each version of RUN is timed with bracket
+# what they time, by what the program guaranteed: each cudaEventElapsedTime
+# reads two records between which its thread queued one step of a
+# sequential run (or all three), or the whole of a pipelined run, each
+# ordered after the start record and before the stop record, and the stop
+# record waited for by the host before the call (streamtrace ask's
+# `elapsed`: the legacy default stream and the blocking streams order each
+# other, CUDA Runtime API, "Stream synchronization behavior"). A structure:
+# the same in every run of a program.
 timing_events() {
-    local run=$1 steps brackets bad k lo hi a b win=() order
-    steps=$(seq_steps "$run")
-    [ -n "$steps" ] && [ -n "$(pipe_brackets "$run" depth_first)" ] && [ -n "$(pipe_brackets "$run" breadth_first)" ] || {
+    local run=$1 cd cb bad k lo hi win=()
+    [ "$(tq "$run" count nvtx:sequential)" -gt 0 ] && [ "$(tq "$run" count nvtx:depth_first)" -gt 0 ] &&
+        [ "$(tq "$run" count nvtx:breadth_first)" -gt 0 ] || {
         say_fail "NVTX ranges \"sequential\", \"depth_first\" and \"breadth_first\" with GPU work in them" \
         "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:depth_first) depth_first, $(tq "$run" count nvtx:breadth_first) breadth_first" \
         "keep run_sequential() and run_pipelined() as given"; return 1; }
-    # "K FROM TO why" of the first sequential step that is not so
-    bad=$(awk -v kinds="$(tq "$run" streams gpu | awk '{ printf "%s=%s ", $1, $2 }')" '
-        BEGIN { split(kinds, x, " "); for (i in x) { split(x[i], y, "="); kind[y[1]] = y[2] } }
-        function step(s) { return s == "kernel" ? "kernel" : s " copy" }
-        { n[$1 " " $2]++; k = $1 }
-        !bad && ($4 == "-" || $5 == "-") {
-            w = kind[$3] == "default" ? "the legacy default stream" : "stream " $3 ", " (kind[$3] == "" ? "unknown" : kind[$3])
-            bad = $1 " " $4 " " $5 " sequential run " $1 ": " ($4 == "-" ? "no event" : "an event") " right before its " step($2) \
-                " on its stream (" w "), " ($5 == "-" ? "none" : "one") " right after it"
+    # the chunks: the kernels the GPU ran in the last pipelined run of each order
+    cd=$(tq "$run" count kernel --window nvtx:depth_first#last)
+    cb=$(tq "$run" count kernel --window nvtx:breadth_first#last)
+    # "K LO HI why" of the first timing that is not so
+    bad=$(timings "$run" | awk -F'\t' -v cd="${cd:-0}" -v cb="${cb:-0}" '
+        function tell(s) { if (!bad) bad = k " " lo " " hi " " s }
+        # "H2D:16,kernel:16,D2H:16" in words
+        function work_words(w,   p, q, i, n, o) {
+            if (w == "-") return "no GPU work"
+            n = split(w, p, ",")
+            for (i = 1; i <= n; i++) {
+                split(p[i], q, ":")
+                o = o (i > 1 ? (i == n ? " and " : ", ") : "") q[2] " " q[1] (q[1] == "H2D" || q[1] == "D2H" ? " cop" (q[2] == 1 ? "y" : "ies") : (q[2] == 1 ? "" : "s"))
+            }
+            return o
         }
-        !bad && $7 != "-" && $7 != 1 {
-            bad = sprintf("%d %s %s sequential run %d: the events around its %s enclose %d operations of its stream, %.4g ms apart",
-                $1, $4, $5, $1, step($2), $7, $6)
+        {
+            split($1, f, " "); k = f[1]; lo = f[2]; hi = f[3]; work = f[4]; r = f[5]
+            call = "cudaEventElapsedTime call " k (r == "-" ? "" : " (range " r ")")
+            if (lo == "-" || hi == "-") { lo = "-"; hi = "-"; tell(call ": " ($2 == "ok" ? "its events have no stamp in the trace" : $2)); next }
+            if (r == "sequential") {
+                n[work]++
+                if (work != "H2D:1" && work != "kernel:1" && work != "D2H:1" && work != "H2D:1,kernel:1,D2H:1")
+                    tell(call ": its two events bracket " work_words(work) ", not one step of a sequential run (or all three)")
+            } else if (r == "depth_first" || r == "breadth_first") {
+                c = r == "depth_first" ? cd : cb
+                w = "H2D:" c ",kernel:" c ",D2H:" c
+                if (work != w)
+                    tell(call ": its two events bracket " work_words(work) ", not the whole pipelined run (" work_words(w) ")")
+                seen[r]++
+            } else next
+            if ($2 != "ok") tell(call ": " $2)
+            else if ($3 != "ok") tell(call ": " $3)
         }
         END {
-            for (i = 1; i <= k && !bad; i++)
-                if (n[i " H2D"] != 1 || n[i " kernel"] != 1 || n[i " D2H"] != 1)
-                    bad = sprintf("%d - - sequential run %d: %d H2D copies, %d kernels, %d D2H copies",
-                        i, i, n[i " H2D"], n[i " kernel"], n[i " D2H"])
+            k = "-"; lo = "-"; hi = "-"
+            if (!n["H2D:1"] || n["H2D:1"] != n["kernel:1"] || n["H2D:1"] != n["D2H:1"])
+                tell("the sequential runs were timed " n["H2D:1"] + 0 " times around an H2D copy alone, " n["kernel:1"] + 0 " around a kernel alone, " n["D2H:1"] + 0 " around a D2H copy alone")
+            else if (!seen["depth_first"] || !seen["breadth_first"])
+                tell("no timing of a " (seen["depth_first"] ? "breadth" : "depth") "-first run")
             print bad
-        }' <<<"$steps")
-    if [ -n "$bad" ]; then
-        read -r k lo hi bad <<<"$bad"
-        read -r a b <<<"$(tq "$run" list nvtx:sequential | sed -n "${k}p" | cut -f 1,2)"
-        read -r lo hi <<<"$(awk -v a="$a" -v b="$b" -v l="$lo" -v h="$hi" 'BEGIN {
-            if (l != "-" && l + 0 < a + 0) a = l; if (h != "-" && h + 0 > b + 0) b = h; print a, b }')"
+        }')
+    [ -n "$bad" ] || return 0
+    read -r k lo hi bad <<<"$bad"
+    if [ "$lo" != - ]; then
         mapfile -t win < <(span_of "$lo" "$hi")
         draw_on_fail "$run" "${win[@]}"
-        say_fail "each step of the sequential version alone between two events of its stream, one right before it and one right after it" \
-            "$bad" "$TIMING_HINT"
-        return 1
+    else
+        draw_on_fail "$run" --window 'nvtx:sequential#1'
     fi
-    # "K FROM TO why" of the first pipelined run, in either order, that is not so
-    for order in "${ORDERS[@]}"; do
-        brackets=$(pipe_brackets "$run" "$order")
-        bad=$(awk -v o="$(words "$order")" '
-            !bad && ($2 == "-" || $3 == "-") {
-                bad = $1 " " $2 " " $3 " " o " run " $1 ": " ($2 == "-" ? "no event of the legacy default stream before its first operation" : "") \
-                    ($2 == "-" && $3 == "-" ? ", " : "") ($3 == "-" ? "no event of the legacy default stream after its last operation" : "")
-            }
-            !bad && $5 != $4 {
-                bad = sprintf("%d %s %s %s run %d: %d operations ran between the events around it, %d of them its own",
-                    $1, $2, $3, o, $1, $5, $4)
-            }
-            END { print bad }' <<<"$brackets")
-        [ -n "$bad" ] || continue
-        local others
-        read -r k lo hi bad <<<"$bad"
-        others=$(tq "$run" list event --window "nvtx:$order#$k" |
-            awk -F'\t' -v d="$(tq "$run" meta default_stream)" '$5 != d && !seen[$5]++ { printf "%s%s", (n++ ? ", " : ""), $5 }')
-        [ -z "$others" ] || bad+="; an event recorded in its range went to stream $others, not the legacy default stream"
-        read -r a b <<<"$(tq "$run" list "nvtx:$order" | sed -n "${k}p" | cut -f 1,2)"
-        read -r lo hi <<<"$(awk -v a="$a" -v b="$b" -v l="$lo" -v h="$hi" 'BEGIN {
-            if (l != "-" && l + 0 < a + 0) a = l; if (h != "-" && h + 0 > b + 0) b = h; print a, b }')"
-        mapfile -t win < <(span_of "$lo" "$hi")
-        draw_on_fail "$run" "${win[@]}"
-        say_fail "each pipelined run, and nothing else, between two events of the legacy default stream: one right before its first operation, one right after its last" \
-            "$bad" "$TIMING_HINT"
-        return 1
-    done
+    say_fail "each time read from two events that the program made bracket what it times: one step of a sequential run (or all three), or a whole pipelined run; the stop event waited for" \
+        "$bad" "$TIMING_HINT"
+    return 1
 }
 
 # printed_times RUN: the sequential and pipelined times RUN printed are the
-# GPU's times between the events around each version (timing_events), the
-# best of its runs each.
+# GPU's times between the two events their cudaEventElapsedTime calls read
+# (timing_events), the best of its runs each.
 printed_times() {
-    local run=$1 steps fig v t s what w
+    local run=$1 all fig v t what w
     timing_events "$run" || return 1
-    steps=$(seq_steps "$run")
+    all=$(timings "$run" | cut -f 1)
     mapfile -t w < <(last depth_first)
     draw_on_fail "$run" "${w[@]}" --window 'nvtx:breadth_first#last'
     for fig in seq_ms seq_h2d_ms seq_kernel_ms seq_d2h_ms depth_ms breadth_ms; do
         v=$(need_figure "$run" "$fig") || return "$HOPELESS"
         case $fig in
-            seq_ms)
-                what="the first and the last event of a sequential run"
-                t=$(awk '$2 == "H2D" { a[$1] = $4 } $2 == "D2H" { b[$1] = $5 }
-                    END { for (i in a) if (i in b && (m == "" || b[i] - a[i] < m)) m = b[i] - a[i]; print m }' <<<"$steps") ;;
-            depth_ms|breadth_ms)
-                what="the events around a $(words "${fig%_ms}")-first pipelined run"
-                t=$(pipe_brackets "$run" "${fig%_ms}_first" | awk 'm == "" || $3 - $2 < m { m = $3 - $2 } END { print m }') ;;
-            *)
-                s=${fig#seq_} && s=${s%_ms}
-                case $s in h2d) s=H2D ;; d2h) s=D2H ;; esac
-                what="the events around the $s$([ "$s" = kernel ] || echo " copy") of a sequential run"
-                t=$(awk -v s="$s" '$2 == s && (m == "" || $6 < m) { m = $6 } END { print m }' <<<"$steps") ;;
+            seq_ms) what="the first and the last event of a sequential run"
+                t=$(awk '$5 == "sequential" && $4 == "H2D:1,kernel:1,D2H:1"' <<<"$all") ;;
+            seq_h2d_ms) what="the events around the H2D copy of a sequential run"
+                t=$(awk '$5 == "sequential" && $4 == "H2D:1"' <<<"$all") ;;
+            seq_kernel_ms) what="the events around the kernel of a sequential run"
+                t=$(awk '$5 == "sequential" && $4 == "kernel:1"' <<<"$all") ;;
+            seq_d2h_ms) what="the events around the D2H copy of a sequential run"
+                t=$(awk '$5 == "sequential" && $4 == "D2H:1"' <<<"$all") ;;
+            *) what="the events around a $(words "${fig%_ms}")-first pipelined run"
+                t=$(awk -v r="${fig%_ms}_first" '$5 == r' <<<"$all") ;;
         esac
+        t=$(awk '{ d = $3 - $2; if (m == "" || d < m) m = d } END { print m }' <<<"$t")
         kept_time "$fig" "$v" "$t"
         same_gpu_time "$v" "$t" || { say_fail \
             "$fig = the GPU's time between $what, $(fmt "$t") ms, the best of the runs (within 0.5% + 0.1 ms)" \
