@@ -53,6 +53,9 @@ setup_file() {
         count kernel --stream default --window nvtx:uneven*
         count kernel --window nvtx:breadth_first#last
         count kernel --window nvtx:depth_first#last
+        count nvtx:breadth_first
+        count nvtx:depth_first
+        count nvtx:sequential
         count nvtx:uneven_breadth_first
         count nvtx:uneven_depth_first
         list api --window nvtx:breadth_first#last
