@@ -655,7 +655,7 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	# columns
 	run -0 "$ST" help; echo "$output"
 	[[ "$output" == *"--window nvtx:NAME#K+gpu"* && "$output" == *"--from MS --to MS"* ]]
-	fits 90 52
+	fits 90 53
 }
 
 # ---------------------------------------------------------------- renderers

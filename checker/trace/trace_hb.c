@@ -1320,7 +1320,7 @@ static const struct question questions[] = {
 	{ "elapsed", "", 0, q_elapsed,
 	  "per cudaEventElapsedTime: events ordered with the work, stop waited" },
 	{ "timings", "", 0, q_timings,
-	  "per cudaEventElapsedTime: its records' stamps, the work between, the range" },
+	  "per cudaEventElapsedTime: its records' stamps, work between, range" },
 };
 #define NQUESTIONS (sizeof questions / sizeof questions[0])
 
