@@ -611,19 +611,30 @@ def sequence(path):
     return out
 '
 
-# LAB05_SAME (after LAB05_SEQUENCE), FIX/05-overlap MUTANT...: each
-# mutant's runs have the sequence of both solution runs; else what differs
+# LAB05_SAME (after LAB05_SEQUENCE), FIX/05-overlap [--per-thread-as-legacy]
+# MUTANT...: each mutant's runs have the sequence of both solution runs; else
+# what differs. --per-thread-as-legacy: records of the mutant that ran on the
+# per-thread default stream count as the legacy one's (there must be some).
 LAB05_SAME='
-fix, bad = sys.argv[1], []
-for m in sys.argv[2:]:
+fix, bad, ms = sys.argv[1], [], sys.argv[2:]
+legacy = ms[:1] == ["--per-thread-as-legacy"]
+ms = ms[1:] if legacy else ms
+for m in ms:
     for run in ("main",):
         a, b, c = (sequence(os.path.join(fix, v, run + ".trace")) for v in ("solution", "solution-2", m))
+        if legacy:
+            d = [tuple("default" if w == "per-thread" else w for w in r) for r in c]
+            if d == c:
+                bad.append("%s %s: nothing on the per-thread default stream" % (m, run))
+                continue
+            c = d
         if a != b:
             bad.append("%s: the two solution runs differ" % run)
         elif c != a:
             i = next(i for i in range(min(len(a), len(c)) + 1) if i == len(a) or i == len(c) or a[i] != c[i])
             bad.append("%s %s: record %d is %s, the solution has %s" % (m, run, i, c[i:i + 1], a[i:i + 1]))
-print("\n".join(bad) or "%d survivors: the same sequence in each run" % (len(sys.argv) - 2))
+print("\n".join(bad) or "%d survivors: the same sequence in each run%s" % (
+    len(ms), " (the per-thread default stream for the legacy one)" if legacy else ""))
 sys.exit(1 if bad else 0)
 '
 
@@ -657,25 +668,6 @@ all_checks_pass() {
     kit_full || echo "(make test-all: every check on their replayed runs)"
 }
 
-# LAB05_PER_THREAD (after LAB05_SEQUENCE), FIX/05-overlap MUTANT...: each
-# mutant's runs have the sequence of both solution runs but that one or more
-# of its records ran on the per-thread default stream for the legacy one
-LAB05_PER_THREAD='
-fix, bad = sys.argv[1], []
-for m in sys.argv[2:]:
-    a, b, c = (sequence(os.path.join(fix, v, "main.trace")) for v in ("solution", "solution-2", m))
-    d = [tuple("default" if w == "per-thread" else w for w in r) for r in c]
-    moved = sum(x != y for x, y in zip(c, d))
-    if a != b:
-        bad.append("the two solution runs differ")
-    elif d != a or not moved:
-        bad.append("%s: %s" % (m, "nothing on the per-thread default stream" if not moved else "another sequence than the solution'"'"'s"))
-    else:
-        print("%s: the solution'"'"'s sequence, %d records on the per-thread default stream" % (m, moved))
-print("\n".join(bad))
-sys.exit(1 if bad else 0)
-'
-
 # The per-thread default stream synchronizes with the legacy default stream
 # (CUDA Runtime API, "Stream synchronization behavior"): a copy of the
 # sequential version put there still runs after stream 0's event before it
@@ -685,7 +677,7 @@ sys.exit(1 if bad else 0)
     local mids
     mids=$(listed 05-overlap "$BATS_TEST_DESCRIPTION")
     [ -n "$mids" ]
-    run -0 python3 -c "$LAB05_SEQUENCE$LAB05_PER_THREAD" "$FIX/05-overlap" $mids
+    run -0 python3 -c "$LAB05_SEQUENCE$LAB05_SAME" "$FIX/05-overlap" --per-thread-as-legacy $mids
     echo "$output"
     ! kit_full || all_checks_pass $(sed 's|^|05-overlap/|' <<<"$mids")
     kit_full || echo "(make test-all: every check on their replayed runs)"

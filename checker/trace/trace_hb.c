@@ -1159,6 +1159,14 @@ static int is_elapsed_call(const struct item *x)
 	return x->kind == I_CALL && strcmp(x->r->name, "cudaEventElapsedTime") == 0;
 }
 
+static size_t count_elapsed_calls(const struct hb *h)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < h->n; i++)
+		n += is_elapsed_call(&h->it[i]);
+	return n;
+}
+
 /* elapsed: each cudaEventElapsedTime call, in call order, and the two
  * records it read (elapsed_records): is the work its thread queued between
  * the two records ordered after start and before stop, and the work it
@@ -1172,10 +1180,7 @@ static int q_elapsed(const struct hb *h, char **argv, FILE *f)
 		fputs("unknown\ta trace older than format 5 has no node of an event record\n", f);
 		return 0;
 	}
-	size_t ncalls = 0;
-	for (size_t i = 0; i < h->n; i++)
-		ncalls += is_elapsed_call(&h->it[i]);
-	fprintf(f, "%zu", ncalls);
+	fprintf(f, "%zu", count_elapsed_calls(h));
 	for (size_t c = 0; c < h->n; c++) {
 		const struct item *call = &h->it[c];
 		if (!is_elapsed_call(call))
@@ -1247,10 +1252,7 @@ static int q_timings(const struct hb *h, char **argv, FILE *f)
 {
 	(void)argv;
 	const struct trace *t = h->t;
-	size_t ncalls = 0;
-	for (size_t i = 0; i < h->n; i++)
-		ncalls += is_elapsed_call(&h->it[i]);
-	fprintf(f, "%zu", ncalls);
+	fprintf(f, "%zu", count_elapsed_calls(h));
 	for (size_t c = 0; c < h->n; c++) {
 		if (!is_elapsed_call(&h->it[c]))
 			continue;
