@@ -655,7 +655,7 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	# columns
 	run -0 "$ST" help; echo "$output"
 	[[ "$output" == *"--window nvtx:NAME#K+gpu"* && "$output" == *"--from MS --to MS"* ]]
-	fits 90 53
+	fits 90 54
 }
 
 # ---------------------------------------------------------------- renderers
@@ -1323,7 +1323,7 @@ unordered kernel:22.1"
 	run -2 "$ST" ask "$F"
 	[[ "$output" == *"usage: streamtrace ask"* ]]
 	run -0 "$ST" help
-	for q in "order A B" "waits nvtx:NAME[#K]" "unordered A" "settled nvtx:RANGE" "idle nvtx:RANGE"; do
+	for q in "order A B" "waits nvtx:NAME[#K]" "unordered A" "settled nvtx:RANGE" "idle nvtx:RANGE" "done nvtx:RANGE"; do
 		[[ "$output" == *"  $q "* ]]
 	done
 }
@@ -1343,10 +1343,10 @@ unordered kernel:22.1"
 # settled.trace (its comments): k1 waited for before the range "part"; in
 # it k2 and a copy back waited for, then k3 on the legacy stream that
 # nothing waits for; the range "next" after it.
-@test "ask settled and idle: the work queued before a range done when it began, the work in it when it ended, by a host wait; else the last record that was not" {
+@test "ask settled, idle and done: the work queued before a range done when it began, the work in it when it ended, by a host wait; else the last record that was not" {
 	F="$FX/settled.trace"
 	run -2 "$ST" ask "$F" "settled nvtx:part" "idle nvtx:part" "settled nvtx:next" "idle nvtx:*" \
-		"settled nvtx:part#2" "settled nvtx:part#0" "settled part"
+		"settled nvtx:part#2" "settled nvtx:part#0" "settled part" "done nvtx:part" "done nvtx:next"
 	echo "$output"
 	expect "$(printf '%s\n' \
 		"not-settled	part#1	after	0.800000	kernel:15	k3	7	default	-	0	0.410000	0.780000	1	none" \
@@ -1355,12 +1355,14 @@ unordered kernel:22.1"
 		"not-idle	next#1	before	0.900000	kernel:15	k3	7	default	-	0	0.410000	0.780000	1	none" \
 		"none	no such range: nvtx:part#2" \
 		"error	not a range: nvtx:part#0 (#K counts from 1)" \
-		"error	not a range: part (nvtx:NAME, nvtx:NAME#K or nvtx:NAME*)")"
+		"error	not a range: part (nvtx:NAME, nvtx:NAME#K or nvtx:NAME*)" \
+		"not-done	part#1	after	0.800000	kernel:15	k3	7	default	-	0	0.410000	0.780000	1	none" \
+		"done	1")"
 	# a cudaDeviceSynchronize in "part" after k3's launch settles both
 	sed 's/^end\t15\t0$/api\t600000\t890000\t1\t16\tcudaDeviceSynchronize\nsync\t600000\t890000\t0\t-\tcontext\t16\nend\t17\t0/' \
 		"$F" >"$BATS_TEST_TMPDIR/s.trace"
-	run -0 "$ST" ask "$BATS_TEST_TMPDIR/s.trace" "settled nvtx:*" "settled nvtx:part"
-	expect "$(printf '%s\n' "settled	2" "settled	1")"
+	run -0 "$ST" ask "$BATS_TEST_TMPDIR/s.trace" "settled nvtx:*" "settled nvtx:part" "done nvtx:part"
+	expect "$(printf '%s\n' "settled	2" "settled	1" "done	1")"
 	# the waits after the record's call, by then, are named: one for
 	# stream 13 after k3's launch waits for other work
 	sed 's/^end\t15\t0$/api\t600000\t700000\t1\t16\tcudaStreamSynchronize\nsync\t600000\t700000\t0\t13\tstream\t16\nend\t17\t0/' \
@@ -1393,11 +1395,14 @@ unordered kernel:22.1"
 	[ "$output" = "error	usage: elapsed" ]
 }
 
-# elapsed6 FILE [KEEP]: a format-6 trace of three timed events on stream 13
+# elapsed6 X [KEEP] [WAIT]: a format-6 trace of three timed events on stream 13
 # (e0, kernel step_a on 13, e1, kernel step_b on the non-blocking stream 14,
 # e2, cudaEventSynchronize of e2), then cudaEventElapsedTime of (e0, e1) and of
 # (e1, e2), and two whose start the trace lacks: never recorded (-), and a
 # record it does not show (call 99). KEEP=0: without the elapsed lines.
+# WAIT: how the host waits for e2: sync (cudaEventSynchronize), query (one
+# cudaEventQuery that found it done), poll (one that found it not ready,
+# then one that found it done).
 elapsed6() {
 	printf 'streamtrace 6\nmeta\tdefault_stream\t7\n'
 	printf 'stream\t13\tcreated\t0\tblocking\nstream\t14\tcreated\t0\tnon-blocking\n'
@@ -1408,9 +1413,14 @@ elapsed6() {
 	printf 'api\t290\t300\t1\t4\tcudaLaunchKernel\n'
 	printf 'kernel\t310\t400\t0\t14\t1,1,1\t32,1,1\t4\tstep_b\n'
 	printf 'api\t410\t420\t1\t5\tcudaEventRecord\nevent\t430\t0\t13\t3\t5\nlink\t3\t-\n'
-	printf 'api\t440\t600\t1\t6\tcudaEventSynchronize\nsync\t440\t590\t0\t-\tevent\t6\nlink\t3\t-\n'
+	case ${3:-sync} in
+		sync) printf 'api\t440\t600\t1\t6\tcudaEventSynchronize\nsync\t440\t590\t0\t-\tevent\t6\nlink\t3\t-\n' ;;
+		query) printf 'api\t440\t600\t1\t6\tcudaEventQuery\nsync\t440\t590\t0\t-\tevent\t6\nlink\t3\t-\n' ;;
+		poll) printf 'sync\t421\t424\t0\t-\tevent\t6\nlink\t3\t-\napi\t421\t425\t1\t6\tcudaEventQuery\nerror\t6\t600\n'
+			printf 'api\t440\t600\t1\t7\tcudaEventQuery\nsync\t440\t590\t0\t-\tevent\t7\nlink\t3\t-\n' ;;
+	esac
 	local c pair
-	for c in 7:1:3 8:3:5 9:-:5 10:99:5; do
+	for c in 17:1:3 18:3:5 19:-:5 20:99:5; do
 		pair=${c#*:}
 		printf 'api\t%d0\t%d5\t1\t%d\tcudaEventElapsedTime\n' "${c%%:*}" "${c%%:*}" "${c%%:*}"
 		[ "${2:-1}" = 0 ] || printf 'elapsed\t%d\t%s\t%s\n' "${c%%:*}" "${pair%:*}" "${pair#*:}"
@@ -1441,11 +1451,30 @@ elapsed6() {
 	[[ "$output" == *"not a streamtrace record"* ]]
 }
 
+@test "ask elapsed: a stop event one query found done was not waited for (the GPU won a race); a poll, or a wait, was" {
+	F="$BATS_TEST_TMPDIR/e6.trace"
+	local why="step_b ran on stream 14 (created, non-blocking), the start event on stream 13 (created, blocking): the GPU does not order the two"
+	local rest="its start event was not recorded before it	-	its start event has a record the trace does not show	-"
+	# one cudaEventQuery of e2 that returned cudaSuccess (as PyTorch's
+	# Event.elapsed_time makes before it reads): the GPU happened to be done
+	elapsed6 x 1 query >"$F"
+	run -0 "$ST" ask "$F" elapsed; echo "$output"
+	local q="no wait between the stop event's record and cudaEventElapsedTime: only a query (cudaEventQuery) found it done, as the GPU happened to be; where the GPU is slower the event is not ready and the time cannot be read"
+	[ "$output" = "4	ok	$q	$why	$q	$rest" ]
+	# a poll: e2 queried twice, the first time not ready
+	elapsed6 x 1 poll >"$F"
+	run -0 "$ST" ask "$F" elapsed; echo "$output"
+	[ "$output" = "4	ok	ok	$why	ok	$rest" ]
+	elapsed6 x 1 sync >"$F"
+	run -0 "$ST" ask "$F" elapsed
+	[ "$output" = "4	ok	ok	$why	ok	$rest" ]
+}
+
 @test "ask timings: each cudaEventElapsedTime's two records, their stamps, the work between them by kind and the range it was queued in" {
 	F="$BATS_TEST_TMPDIR/e6.trace"
 	elapsed6 >"$F"
 	run -0 "$ST" ask "$F" timings; echo "$output"
-	[ "$output" = "4	0.000050 0.000210 kernel:1 -	0.000210 0.000360 kernel:1 -	- - - -	- - - -" ]
+	[ "$output" = "4	0.000020 0.000180 kernel:1 -	0.000180 0.000330 kernel:1 -	- - - -	- - - -" ]
 	# lab 05's solution: a sequential run's H2D copy, kernel, D2H copy and
 	# all three, then a pipelined run in each order, five times
 	run -0 "$ST" ask "$RP/05-overlap/solution/r.trace" timings

@@ -965,9 +965,16 @@ static void work_words(char *buf, size_t len, const struct item *x, int the)
 		snprintf(buf, len, "%.*s", (int)strcspn(x->r->name, "("), x->r->name);
 }
 
-/* settled (both: the work before each range and the work in it) and idle
- * (the work before it alone). */
-static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int both)
+/* settled (both: the work before each range and the work in it), idle
+ * (the work before it alone) and done (the work in it alone). */
+enum halves { H_IDLE = 1, H_DONE = 2, H_SETTLED = 3 };
+static const char *const half_words[][2] = {
+	[H_IDLE] = { "idle", "not-idle" },
+	[H_DONE] = { "done", "not-done" },
+	[H_SETTLED] = { "settled", "not-settled" },
+};
+
+static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int halves)
 {
 	const struct trace *t = h->t;
 	const char *spec = argv[0] + 5;
@@ -1010,7 +1017,9 @@ static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int both)
 		judged++;
 		/* before: the work queued before the range began, done when it
 		 * began; after: the work queued in it, done when it ended */
-		for (int after = 0; after < 1 + both && !answered; after++) {
+		for (int after = 0; after < 2 && !answered; after++) {
+			if (!(halves & (after ? H_DONE : H_IDLE)))
+				continue;
 			uint64_t T = after ? r->end : r->start;
 			int64_t bad = -1;
 			done_by(h, T, done);
@@ -1040,7 +1049,7 @@ static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int both)
 			char what[200];
 			work_words(what, sizeof what, x, 0);
 			const struct item *c = &h->it[callnode[bad]];
-			fprintf(f, "%s\t%s#%lu\t%s\t%.6f\t", both ? "not-settled" : "not-idle",
+			fprintf(f, "%s\t%s#%lu\t%s\t%.6f\t", half_words[halves][1],
 				r->name, nth ? nth : nth_range(t, ri),
 				after ? "after" : "before", (double)(T - t->t0) / 1e6);
 			put_ref(f, h, (size_t)bad);
@@ -1054,7 +1063,7 @@ static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int both)
 	}
 	if (!answered) {
 		if (judged)
-			fprintf(f, "%s\t%zu\n", both ? "settled" : "idle", judged);
+			fprintf(f, "%s\t%zu\n", half_words[halves][0], judged);
 		else
 			fprintf(f, "none\tno such range: %s\n", argv[0]);
 	}
@@ -1066,12 +1075,17 @@ out:
 
 static int q_settled(const struct hb *h, char **argv, FILE *f)
 {
-	return settled_or_idle(h, argv, f, 1);
+	return settled_or_idle(h, argv, f, H_SETTLED);
 }
 
 static int q_idle(const struct hb *h, char **argv, FILE *f)
 {
-	return settled_or_idle(h, argv, f, 0);
+	return settled_or_idle(h, argv, f, H_IDLE);
+}
+
+static int q_done(const struct hb *h, char **argv, FILE *f)
+{
+	return settled_or_idle(h, argv, f, H_DONE);
 }
 
 /* A stream in the words of an answer: "stream 0 (the legacy default
@@ -1167,11 +1181,54 @@ static size_t count_elapsed_calls(const struct hb *h)
 	return n;
 }
 
+/* The CUDA event a cudaEventQuery call node x queried (CUPTI records the
+ * query as an event synchronize), or -1. */
+static int64_t queried_event(const struct hb *h, const struct item *x)
+{
+	if (x->kind != I_CALL || strcmp(x->r->name, "cudaEventQuery") != 0)
+		return -1;
+	for (size_t k = key_find(h->syncs, h->nsyncs, x->corr);
+	     k < h->nsyncs && h->syncs[k].key == x->corr; k++) {
+		const struct rec *s = &h->t->recs[h->syncs[k].at];
+		if (s->sync == S_EVENT && s->linked)
+			return s->event;
+	}
+	return -1;
+}
+
+/* Did the host wait for stop record b before cudaEventElapsedTime call c?
+ * A call on its thread after the record that the record is before and that
+ * waited (a synchronize, a synchronous copy), or a poll: a query that found
+ * it done (the record before it) of an event the thread had queried since
+ * the record. One query that found it done is not a wait but the GPU
+ * winning a race: PyTorch's Event.elapsed_time queries both events itself
+ * and raises where one is not done. NULL, or why not. */
+static const char *stop_waited(const struct hb *h, size_t b, size_t c)
+{
+	uint32_t tid = h->it[c].tid;
+	if (!before(h, b, c))
+		return "no wait between the stop event's record and cudaEventElapsedTime";
+	for (size_t w = b + 1; w < c; w++) {
+		const struct item *x = &h->it[w];
+		if (x->kind != I_CALL || x->tid != tid || !before(h, b, w))
+			continue;
+		if (x->waited)
+			return NULL;
+		int64_t ev = queried_event(h, x);
+		for (size_t p = b + 1; ev >= 0 && p < w; p++)
+			if (h->it[p].tid == tid && queried_event(h, &h->it[p]) == ev)
+				return NULL;
+	}
+	return "no wait between the stop event's record and cudaEventElapsedTime: only a "
+	       "query (cudaEventQuery) found it done, as the GPU happened to be; where the "
+	       "GPU is slower the event is not ready and the time cannot be read";
+}
+
 /* elapsed: each cudaEventElapsedTime call, in call order, and the two
  * records it read (elapsed_records): is the work its thread queued between
  * the two records ordered after start and before stop, and the work it
  * queued right before start before start (ORDER); was stop done, by a host
- * wait, before the call (WAIT)? "N" and, for each call, TAB ORDER TAB WAIT:
+ * wait or a poll, before the call (WAIT: stop_waited)? "N" and, for each call, TAB ORDER TAB WAIT:
  * "ok", or why not in words. */
 static int q_elapsed(const struct hb *h, char **argv, FILE *f)
 {
@@ -1215,10 +1272,8 @@ static int q_elapsed(const struct hb *h, char **argv, FILE *f)
 			}
 			break;
 		}
-		fprintf(f, "\t%s\t%s", why[0] ? why : "ok",
-			before(h, (size_t)b, c) ? "ok"
-						: "no wait between the stop event's record and "
-						  "cudaEventElapsedTime");
+		const char *wait = stop_waited(h, (size_t)b, c);
+		fprintf(f, "\t%s\t%s", why[0] ? why : "ok", wait ? wait : "ok");
 	}
 	fputc('\n', f);
 	return 0;
@@ -1319,6 +1374,8 @@ static const struct question questions[] = {
 	  "                       when it began, its own when it ended: settled N, or not-settled ..." },
 	{ "idle", "nvtx:RANGE", 1, q_idle,
 	  "settled's first half: idle N, or not-idle ..." },
+	{ "done", "nvtx:RANGE", 1, q_done,
+	  "settled's second half: done N, or not-done ..." },
 	{ "elapsed", "", 0, q_elapsed,
 	  "per cudaEventElapsedTime: events ordered with the work, stop waited" },
 	{ "timings", "", 0, q_timings,
