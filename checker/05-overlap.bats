@@ -324,26 +324,6 @@ TIMING_HINT="keep the given run_sequential() and run_pipelined() as they are: ea
 span_of() { awk -v a="$1" -v b="$2" 'BEGIN { m = (b - a) / 20; if (m < 0.01) m = 0.01
     printf "--from\n%.3f\n--to\n%.3f\n", (a - m < 0 ? 0 : a - m), b + m }'; }
 
-# timings RUN: each cudaEventElapsedTime call of RUN, a line each, in call
-# order: "K START STOP WORK RANGE<TAB>ORDER<TAB>WAIT". START and STOP: the GPU's
-# stamps (ms) of the two event records the call read ("-" where none); WORK:
-# what its thread queued between the two records, by kind ("H2D:1",
-# "H2D:16,kernel:16,D2H:16"); RANGE: the NVTX range the first of that work
-# was queued in; ORDER and WAIT: "ok", or why not (streamtrace ask's `timings`
-# and `elapsed`: what the program guaranteed, not when this run's work ran).
-timings() {
-    local t e
-    t=$(ask "$1" timings)
-    e=$(ask "$1" elapsed)
-    awk -v t="$t" -v e="$e" 'BEGIN {
-        n = split(t, x, "\t"); split(e, y, "\t")
-        for (i = 2; i <= n; i++) {
-            split(x[i], w, " ")
-            printf "%d %s %s %s %s\t%s\t%s\n", i - 1, w[1], w[2], w[3], w[4], y[2 * i - 2], y[2 * i - 1]
-        }
-    }'
-}
-
 # timing_events RUN: the events each version of RUN is timed with bracket
 # what they time, by what the program guaranteed: each cudaEventElapsedTime
 # reads two records between which its thread queued one step of a

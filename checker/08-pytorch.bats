@@ -43,10 +43,9 @@ setup_file() {
         corr nvtx:sync_neither
         corr sync
         count nvtx:batch
-        list api --window nvtx:events
         list api --window nvtx:pageable_copy
-        list api:cudaLaunchKernel --window nvtx:sync_both
-        list nvtx:sync_neither
+        count api:cudaLaunchKernel --window nvtx:sync_both
+        count nvtx:sync_both
         overlap h2d kernel --window nvtx:side_stream+gpu
         streams gpu
 EOF
@@ -58,6 +57,10 @@ EOF
         idle nvtx:sync_before#1
         idle nvtx:sync_neither#1
         idle nvtx:events#1
+        idle nvtx:sync_both#1
+        done nvtx:sync_both#1
+        elapsed
+        timings
 EOF
 }
 
@@ -477,39 +480,46 @@ batch_questions() {
         "the side stream is non-blocking: the current stream must wait for it, torch.cuda.current_stream().wait_stream(side), before the batch is used (TODO 4)"
 }
 
+# The clock stops after the kernel only where the host waited for it: a
+# launch returns at once. Judged on what the program guaranteed (streamtrace
+# ask's `done`: the work queued in the range waited for by the host before
+# the range ended), not on whether this run's kernel happened to be done.
 @test "a synchronize after the launch makes the clock cover the kernel" {
     need_run main
     need_trace main
-    local k1 a1 d
+    local $SETTLED_FIELDS
     draw_on_fail main --window nvtx:sync_both+gpu
-    read -r k1 a1 d <<<"$(queued sync_both | awk -F'\t' '$1 == "R" { r0 = $2; d = $3 - $2 } $1 == "A" { a = $3 } $1 == "K" && k == "" { k = $3 }
-        END { print (k == "" ? "-" : k - r0), (a == "" ? "-" : a), d }')"
-    [ "$k1" != - ] || { say_fail "x.normal_() queued in the range \"sync_both\"" "no kernel" "keep part 3's fourth case as given"; return 1; }
-    is_true 'k <= d' k="$k1" d="$d" || say_fail \
-        "the kernel ended before the clock stopped (the range \"sync_both\", $(fmt "$d") ms)" \
-        "it ended $(fmt "$(awk -v k="$k1" -v d="$d" 'BEGIN { print k - d }')") ms after" \
-        "a launch is asynchronous, it returns before its kernel is done: torch.cuda.synchronize() after x.normal_() and before t1 (TODO 6)"
+    [ "$(tq main count api:cudaLaunchKernel --window nvtx:sync_both)" -gt 0 ] || {
+        say_fail "x.normal_() queued in the range \"sync_both\"" "no kernel launch" "keep part 3's fourth case as given"; return 1; }
+    IFS=$'\t' read -r $SETTLED_FIELDS <<<"$(ask main "done nvtx:sync_both#1")"
+    case $answer in
+        done) return 0 ;;
+        not-done) say_fail \
+            "the kernel waited for (torch.cuda.synchronize()) before the clock stopped, in the range \"sync_both\"" \
+            "$(printf 'no wait covered its kernel (stream %s, queued at %.3f ms) by the end of the range, %.3f ms; it %s' \
+                "$st" "$queued_ms" "$ms" "$(is_true 'e > m' e="$ended_ms" m="$ms" && printf 'ran on until %.3f ms' "$ended_ms" || echo "had ended by then, as it happened")")" \
+            "a launch is asynchronous, it returns before its kernel is done: torch.cuda.synchronize() after x.normal_() and before t1 (TODO 6)" ;;
+        *) say_fail "the kernel waited for before the range \"sync_both\" ended" "$answer: $range" \
+            "keep part 3's fourth case as given" ;;
+    esac
 }
 
+# The clock starts with the GPU idle only where the host waited for what
+# the case before queued (streamtrace ask's `idle`: the work queued before
+# the range waited for when it began), whether or not that kernel happened
+# to be done.
 @test "the clock of the synchronized case starts with the GPU idle" {
     need_run main
     need_trace main
-    local p a b n
+    local r seen
     draw_on_fail main --window nvtx:sync_neither+gpu --window nvtx:sync_both
-    # the structure first: the previous case's kernel may happen to be done
-    # when the clock starts, so a wait must be there, after the range
-    # "sync_neither" and before the fourth case's launch
-    a=$(tq main list nvtx:sync_neither | awk -F'\t' 'NR == 1 { print $2 }')
-    b=$(tq main list api:cudaLaunchKernel --window nvtx:sync_both | awk -F'\t' 'NR == 1 { print $1 }')
-    [ -n "$a" ] && [ -n "$b" ] || { say_fail "the ranges \"sync_neither\" and \"sync_both\", a kernel launched in the second" \
-        "${a:-no range sync_neither}${b:-, no launch in sync_both}" "keep part 3's cases as given"; return 1; }
-    n=$(tq main list api --from "$a" --to "$b" | awk -F'\t' '$6 ~ /Synchronize$/' | grep -c . || true)
-    [ "$n" -gt 0 ] || { say_fail "a torch.cuda.synchronize() after the third case and before the fourth case's launch" \
-        "no wait for the GPU in between" \
-        "the kernel of the case before it may still run: torch.cuda.synchronize() before the range, before t0 (TODO 6)"; return 1; }
-    p=$(queued sync_both | awk -F'\t' '$1 == "P" && $3 > 0 { n++; if ($3 > m) m = $3 } END { if (n) printf "%d GPU operations queued earlier ran on until %.3g ms after the clock started", n, m }')
-    [ -z "$p" ] || say_fail "no GPU work queued before the range \"sync_both\" still running in it" "$p" \
-        "the kernel of the case before it still ran: torch.cuda.synchronize() before the range, before t0 (TODO 6)"
+    [ "$(tq main count nvtx:sync_both)" -gt 0 ] || {
+        say_fail "the range \"sync_both\"" "none" "keep part 3's cases as given"; return 1; }
+    IFS=$'\t' read -r r seen < <(idle_at main sync_both) || true
+    [ -z "$r" ] || say_fail \
+        "no GPU work queued before the range \"sync_both\" left unwaited: a torch.cuda.synchronize() after the third case, before the range" \
+        "$seen" \
+        "the kernel of the case before it may still run: torch.cuda.synchronize() before the range, before t0 (TODO 6)"
 }
 
 # record_stream(s) marks a tensor as used by stream s: when it is freed, the
@@ -538,42 +548,49 @@ batch_questions() {
 }
 
 # The time between two events can be read only once both are reached on
-# the GPU (torch raises an error otherwise, unless the GPU happens to be
-# done): the host must wait for the stop event first.
+# the GPU (torch's Event.elapsed_time queries both and raises where one is
+# not done): the host must wait for the stop event first. Judged on what
+# the program guaranteed (streamtrace ask's `elapsed`): a wait after the
+# stop record that the record is before; a query that happened to find it
+# done is the GPU winning a race, not a wait.
 @test "the host waits for the stop event before it reads the time" {
     need_run main
     need_trace main
-    local seen
+    local head k lo hi work range order wait
     draw_on_fail main --window nvtx:events+gpu
-    seen=$(tq main list api --window nvtx:events | awk -F'\t' '
-        $6 ~ /^cudaEventRecord/ { n++; waited = 0; next }
-        n >= 2 && $6 ~ /Synchronize$/ { waited = 1 }
-        $6 == "cudaEventElapsedTime" && n >= 2 && !waited { early = 1 }
-        END { if (n < 2) print n + 0 " events recorded"
-              else if (early || !waited) print "no wait for the GPU after the stop event was recorded"
-              else print "ok" }')
-    [ "$seen" = ok ] || say_fail \
+    IFS=$'\t' read -r head order wait <<<"$(timing_in main events)"
+    read -r k lo hi work range <<<"$head"
+    [ -n "$k" ] || say_fail \
         "after stop.record(), a wait for it (stop.synchronize()) before start.elapsed_time(stop)" \
-        "$seen" \
+        "no time was read (cudaEventElapsedTime) from two events recorded around the work of the range \"events\"" \
+        "elapsed_time() raises while the stop event is not reached: stop.synchronize() first (TODO 7)"
+    [ "$wait" = ok ] || say_fail \
+        "after stop.record(), a wait for it (stop.synchronize()) before start.elapsed_time(stop)" \
+        "$wait" \
         "the kernel may still run when elapsed_time() is called: stop.synchronize() first (TODO 7)"
 }
 
-# event_time RUN: event_ms is the time between the two events, which enclose
-# the kernel alone. Another program can come between an event's own stamp
+# event_time RUN: event_ms is the time between the two events that the
+# elapsed_time() call of the range "events" read, which the program made
+# enclose the kernel alone (streamtrace ask's `timings` and `elapsed`: the
+# kernel queued between the two records, ordered after the start and
+# before the stop). Another program can come between an event's own stamp
 # and the trace's, so this check may look at up to 2 more runs (see
 # same_gpu_time in lib/checks.bash); a misplaced event is misplaced in every run.
 event_time() {
-    local v e0 e1 ks w QUEUED_RUN=$1
+    local v head k lo hi work range order wait w
     v=$(need_figure "$1" event_ms) || return "$HOPELESS"
-    read -r e0 e1 ks <<<"$(queued events | awk -F'\t' '$1 == "E" { e[++n] = $2 } $1 == "K" { k[++m] = $2 " " $3 }
-        END { if (n != 2) { print "- -", n + 0; exit }
-              for (i = 1; i <= m; i++) { split(k[i], x, " "); if (x[1] >= e[1] && x[2] <= e[2]) in_++ }
-              print e[1], e[2], in_ + 0 }')"
-    [ "$e0" != - ] || { say_fail "two events recorded in the range \"events\"" "$ks" \
+    IFS=$'\t' read -r head order wait <<<"$(timing_in "$1" events)"
+    read -r k lo hi work range <<<"$head"
+    [ -n "$k" ] && [ "$lo" != - ] || { say_fail \
+        "event_ms read (start.elapsed_time(stop)) from two events recorded in the range \"events\"" \
+        "${k:+the events the call read have no stamp in the trace}${k:-no such time was read}" \
         "start.record() before x.normal_() and stop.record() after it (TODO 7)"; return "$HOPELESS"; }
-    [ "$ks" = 1 ] || { say_fail "the events around x.normal_() enclosing its kernel alone" \
-        "they enclose $ks kernels" "start.record() right before x.normal_(), stop.record() right after (TODO 7)"; return "$HOPELESS"; }
-    w=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.6f", b - a }')
+    [ "$work" = kernel:1 ] || { say_fail "the events around x.normal_() enclosing its kernel alone" \
+        "they enclose $(work_words "$work")" "start.record() right before x.normal_(), stop.record() right after (TODO 7)"; return "$HOPELESS"; }
+    [ "$order" = ok ] || { say_fail "x.normal_()'s kernel ordered after the start event and before the stop event" \
+        "$order" "record both events on the stream x.normal_() runs on, the current one (TODO 7)"; return "$HOPELESS"; }
+    w=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.6f", b - a }')
     kept_time event_ms "$v" "$w"
     same_gpu_time "$v" "$w" || say_fail \
         "event_ms = the GPU's time between those two events, $(fmt "$w") ms (within 0.5% + 0.1 ms)" \

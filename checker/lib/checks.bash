@@ -745,6 +745,52 @@ unguaranteed() {
         print $1 "\t" $2 "\t" w "\t" $3 }'
 }
 
+# timings RUN: each cudaEventElapsedTime call of RUN, a line each, in call
+# order: "K START STOP WORK RANGE<TAB>ORDER<TAB>WAIT". START and STOP: the GPU's
+# stamps (ms) of the two event records the call read ("-" where none); WORK:
+# what its thread queued between the two records, by kind ("H2D:1",
+# "H2D:16,kernel:16,D2H:16"; "-" nothing); RANGE: the NVTX range the first of
+# that work was queued in; ORDER and WAIT: "ok", or why not (streamtrace
+# ask's `timings` and `elapsed`: what the program guaranteed, not when this
+# run's work ran).
+timings() {
+    local t e x y i
+    t=$(ask "$1" timings)
+    e=$(ask "$1" elapsed)
+    IFS=$'\t' read -r -a x <<<"$t"
+    IFS=$'\t' read -r -a y <<<"$e"
+    for ((i = 1; i < ${#x[@]}; i++)); do
+        printf '%d %s\t%s\t%s\n' "$i" "${x[$i]}" "${y[$((2 * i - 1))]:-}" "${y[$((2 * i))]:-}"
+    done
+}
+
+# timing_in RUN RANGE: the first of RUN's timings (above) whose work was
+# queued in the NVTX range RANGE; nothing where none was.
+timing_in() {
+    local k lo hi work range rest
+    while read -r k lo hi work range rest; do
+        [ "$range" != "$2" ] || { printf '%s %s %s %s %s\t%s\n' "$k" "$lo" "$hi" "$work" "$range" "$rest"; return 0; }
+    done < <(timings "$1")
+}
+
+# work_words WORK: timings' WORK ("H2D:16,kernel:16,D2H:16") in words
+# ("16 H2D copies, 16 kernels and 16 D2H copies"; "no GPU work").
+work_words() {
+    local p o="" i n parts
+    [ "$1" != - ] || { echo "no GPU work"; return; }
+    IFS=, read -r -a parts <<<"$1"
+    n=${#parts[@]}
+    for ((i = 0; i < n; i++)); do
+        p=${parts[$i]}
+        [ "$i" -eq 0 ] || { [ "$i" -eq $((n - 1)) ] && o+=" and " || o+=", "; }
+        case ${p%%:*} in
+            H2D | D2H | D2D | H2H | P2P | UNKNOWN) o+="${p#*:} ${p%%:*} cop$([ "${p#*:}" = 1 ] && echo y || echo ies)" ;;
+            *) o+="${p#*:} ${p%%:*}$([ "${p#*:}" = 1 ] || echo s)" ;;
+        esac
+    done
+    echo "$o"
+}
+
 # records RUN SEL...: `tq RUN corr SEL` for each SEL, one after the other:
 # the `list` line of each record (START END DUR KIND STREAM NAME BYTES MEM
 # DEVICE THREAD), then CORR, the correlation id of the runtime call that
