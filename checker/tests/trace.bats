@@ -1284,6 +1284,20 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 		"guaranteed	kernel:16 (stream order) record:17 (a graph launch) kernel:22.2")"
 }
 
+@test "ask order: a graph node CUPTI puts on an internal stream is still the launch's: the next work in the launch stream comes after it" {
+	# hb5's node2 on the driver's internal stream 30 (a branch of the
+	# graph, as CUDA 13 runs lab 10's fork)
+	sed -e 's/^\(kernel\t7100000\t7600000\t0\t\)13\t/\130\t/' \
+		-e 's/^stream\t15\tcreated\t0\tnon-blocking$/&\nstream\t30\tinternal\t0\t-/' \
+		"$FX/hb5.trace" >"$BATS_TEST_TMPDIR/g.trace"
+	run -0 "$ST" ask "$BATS_TEST_TMPDIR/g.trace" "order kernel:22.1 kernel:22.2" "order kernel:22.2 kernel:23" "order kernel:16 kernel:22.2"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"unknown	both are nodes of one graph launch (call 22): the graph's own edges are not in the trace" \
+		"guaranteed	kernel:22.2 (a graph launch) launch:22 (stream order) kernel:23" \
+		"guaranteed	kernel:16 (stream order) record:17 (a graph launch) kernel:22.2")"
+}
+
 @test "ask order: a wait for a record the trace lost makes a no unknown, never a yes" {
 	F="$FX/hb5.trace"
 	run -0 "$ST" ask "$F" "order kernel:23 kernel:25" "order kernel:21 kernel:25"

@@ -30,7 +30,10 @@
  *     synchronize queues none (a wait for it may last longer, as it
  *     happens; labs 07 and 09 teach the wait for the stream itself);
  *   - a graph launch: its nodes come after the work queued before it on its
- *     stream, and the work queued after waits for all of them. The graph's
+ *     stream, and the work queued after waits for all of them. Its stream
+ *     is the one of its nodes' streams that is not the driver's own (CUPTI
+ *     puts a branch of the graph on an internal stream; with none, or
+ *     several, each stream's nodes are joined apart). The graph's
  *     own edges between its nodes are not in the trace: two nodes of one
  *     launch are "unknown".
  *   - a cudaStreamQuery or cudaEventQuery that returned cudaSuccess (the
@@ -87,6 +90,8 @@ struct item {
 	const struct rec *r;  /* the record; NULL for an untimed event record */
 	const struct mark *m; /* an event record (I_MARK) */
 	uint32_t corr, stream, device, tid;
+	uint32_t lstream;     /* a node of a graph launch: the stream the graph
+			       * was launched in (its join's); else stream */
 	uint32_t agent, seq;  /* its place: which stream or thread, how far */
 	uint32_t pred0, npred;
 	uint8_t kind;
@@ -286,7 +291,7 @@ static int hb_nodes(const struct trace *t, struct hb *h)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct rec *r = &t->recs[i];
 		struct item x = { r, NULL, r->corr, r->stream, r->device, NO_THREAD,
-				  0, 0, 0, 0, 0, 0, 0 };
+				  r->stream, 0, 0, 0, 0, 0, 0, 0 };
 		if (r->kind == K_COPY || r->kind == K_KERNEL || r->kind == K_MEMSET)
 			x.kind = I_GPU;
 		else if (r->kind == K_SYNC && r->sync == S_WAIT && r->stream != NO_STREAM)
@@ -303,7 +308,7 @@ static int hb_nodes(const struct trace *t, struct hb *h)
 	for (size_t i = 0; i < t->nmarks; i++) {
 		const struct mark *m = &t->marks[i];
 		struct item x = { NULL, m, m->corr, m->stream, m->device, NO_THREAD,
-				  0, 0, 0, 0, I_MARK, 0, 0 };
+				  m->stream, 0, 0, 0, 0, I_MARK, 0, 0 };
 		struct rec probe;
 		memset(&probe, 0, sizeof probe);
 		probe.corr = m->corr;
@@ -314,22 +319,52 @@ static int hb_nodes(const struct trace *t, struct hb *h)
 		raw[n++] = x;
 	}
 	qsort(raw, n, sizeof *raw, item_cmp);
+	/* the stream each graph launch was made in: the one stream of its
+	 * nodes that is not the driver's own (CUPTI puts a branch of the
+	 * graph on an internal stream); where there is none, or more than
+	 * one, each stream's nodes are joined apart */
+	for (size_t i = 0, e; i < n; i = e) {
+		uint32_t launch = NO_STREAM;
+		int many = 0;
+		for (e = i; e < n && raw[e].corr == raw[i].corr; e++)
+			if (raw[e].kind == I_GPU && raw[e].r->graph &&
+			    trace_stream(t, raw[e].stream).kind != ST_INTERNAL) {
+				many |= launch != NO_STREAM && launch != raw[e].stream;
+				launch = raw[e].stream;
+			}
+		for (size_t k = i; k < e && launch != NO_STREAM && !many; k++)
+			if (raw[k].kind == I_GPU && raw[k].r->graph)
+				raw[k].lstream = launch;
+	}
+	/* a join after the last node of each launch stream's nodes of a
+	 * launch (the call that launched it comes last) */
 	size_t joins = 0;
-	for (size_t i = 0; i < n; i++)
-		joins += raw[i].kind == I_GPU && raw[i].r->graph &&
-			 (i + 1 == n || raw[i + 1].corr != raw[i].corr ||
-			  raw[i + 1].stream != raw[i].stream || raw[i + 1].kind != I_GPU);
-	h->it = calloc(n + joins + 1, sizeof *h->it);
-	if (!h->it)
-		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		h->it[h->n++] = raw[i];
-		if (raw[i].kind == I_GPU && raw[i].r->graph &&
-		    (i + 1 == n || raw[i + 1].corr != raw[i].corr ||
-		     raw[i + 1].stream != raw[i].stream || raw[i + 1].kind != I_GPU)) {
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			h->it = calloc(n + joins + 1, sizeof *h->it);
+			if (!h->it)
+				goto fail;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (pass)
+				h->it[h->n++] = raw[i];
+			if (raw[i].kind != I_GPU || !raw[i].r->graph)
+				continue;
+			size_t k = i + 1;
+			while (k < n && raw[k].corr == raw[i].corr &&
+			       !(raw[k].kind == I_GPU && raw[k].r->graph &&
+				 raw[k].lstream == raw[i].lstream))
+				k++;
+			if (k < n && raw[k].corr == raw[i].corr)
+				continue; /* not the last of its launch stream's */
+			if (!pass) {
+				joins++;
+				continue;
+			}
 			struct item j = raw[i];
 			j.r = NULL;
 			j.kind = I_JOIN;
+			j.stream = raw[i].lstream;
 			h->it[h->n++] = j;
 		}
 	}
@@ -437,11 +472,22 @@ static int hb_build(const struct trace *t, struct hb *h)
 				}
 			}
 		} else if (x->kind == I_JOIN) {
-			for (size_t j = i; j-- > 0 && h->it[j].corr == x->corr &&
-					   h->it[j].kind == I_GPU;)
-				rc |= add_pred(h, x, (int64_t)j, E_GRAPH);
+			for (size_t j = i; j-- > 0 && h->it[j].corr == x->corr;)
+				if (h->it[j].kind == I_GPU && h->it[j].r->graph &&
+				    h->it[j].lstream == x->stream)
+					rc |= add_pred(h, x, (int64_t)j, E_GRAPH);
+		} else if (graph) {
+			/* after the work before the launch in its stream */
+			struct agent *la = &h->ag[agent_of(h, x->lstream, 0)];
+			rc |= add_pred(h, x, la->last, E_GRAPH);
+			if (th >= 0)
+				rc |= add_pred(h, x, h->ag[th].last, E_ISSUE);
+			for (size_t b = 0; b < h->na && (la->legacy || la->blocking); b++)
+				if ((la->legacy ? h->ag[b].blocking : h->ag[b].legacy) &&
+				    h->ag[b].device == la->device)
+					rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
 		} else {
-			rc |= add_pred(h, x, a->last, graph ? E_GRAPH : E_STREAM);
+			rc |= add_pred(h, x, a->last, E_STREAM);
 			if (th >= 0) {
 				rc |= add_pred(h, x, h->ag[th].last, E_ISSUE);
 				if (trace_stream(t, x->stream).kind == ST_PER_THREAD)
@@ -470,6 +516,17 @@ static int hb_build(const struct trace *t, struct hb *h)
 			for (size_t k = 0; k < h->na; k++)
 				if (w[k] > v[k])
 					v[k] = w[k];
+		}
+		/* a join of nodes that ran on another stream (an internal
+		 * one): their places, now taken */
+		for (uint32_t p = x->pred0; x->kind == I_JOIN && p < x->pred0 + x->npred; p++) {
+			const struct item *g = &h->it[h->pr[p].item];
+			if ((int64_t)g->agent == self)
+				continue;
+			if (g->seq > v[g->agent])
+				v[g->agent] = g->seq;
+			if (g->seq > h->ag[g->agent].seq)
+				h->ag[g->agent].seq = g->seq;
 		}
 		x->agent = (uint32_t)self;
 		if (graph) {
