@@ -52,10 +52,6 @@ setup_file() {
         list api --window nvtx:stream_loop
         list api --window nvtx:update
         list d2h --window nvtx:update+gpu
-        list gpu --window nvtx:replay#1+gpu
-        list gpu --window nvtx:replay#2+gpu
-        list gpu --window nvtx:replay#3+gpu
-        list gpu --window nvtx:replay#4+gpu
         list kernel --window nvtx:graph_loop+gpu
         list kernel --window nvtx:stream_loop+gpu
         list kernel:update_kernel --window nvtx:update+gpu
@@ -64,7 +60,6 @@ setup_file() {
         list nvtx:graph_loop
         list nvtx:pitfall_legacy
         list nvtx:pitfall_sync
-        list nvtx:read
         list nvtx:replay
         list nvtx:stream_loop
         list nvtx:update
@@ -96,6 +91,7 @@ EOF
     ask_ahead main <<'EOF'
         waits nvtx:stream_loop
         waits nvtx:graph_loop
+        idle nvtx:read
 EOF
 }
 
@@ -130,9 +126,6 @@ count_calls() {
     shift 2
     tq "$run" list api "$@" | awk -F'\t' -v re="$re" '$6 ~ re { n++ } END { print n + 0 }'
 }
-
-# nvtx_nth RUN NAME K: "START END" (ms) of the Kth NVTX range NAME, or nothing.
-nvtx_nth() { tq "$1" list "nvtx:$2" | awk -F'\t' -v k="$3" 'NR == k { print $1, $2 }'; }
 
 @test "the program builds without warnings" {
     check_builds
@@ -355,26 +348,36 @@ unwaited() {
         "keep the given waits: cudaStreamSynchronize(s) after the warm-up and after each cudaGraphUpload (the upload is queued on the stream like work: a replay behind it times it too), cudaDeviceSynchronize() after part 2's cudaMemset calls (a memset may still run when it returns, on the legacy default stream, which the part's non-blocking streams do not wait for), and the wait that ends each loop and replay"
 }
 
-# update_copies RUN: "R<TAB>CORR<TAB>END" for each copy back of part 3.
-update_copies() { tq "$1" corr d2h --window nvtx:update+gpu | awk -F'\t' '{ print "R\t" $11 "\t" $2 }'; }
-
-# copy_waits RUN: part 3's copies back (cudaMemcpyAsync, in the range
-# "update") whose call is not followed, next but for cudaGetLastError, by a
-# wait that returned after the copy ended (0.02 ms allowed): the host reads
-# the result right after. One line each.
-copy_waits() {
-    local f="$RUNS/$1.update_copies"
-    kept "$f" update_copies "$1" >/dev/null
-    tq "$1" returned api | awk -F'\t' -v f="$f" '
-        BEGIN { while ((getline l < f) > 0) { split(l, x, "\t"); end[x[2]] = x[3] + 0; n++ } }
+# copy_reads RUN: each copy back of part 3 (cudaMemcpyAsync, in the range
+# "update"), and the call its thread made next but for cudaGetLastError,
+# after which the host reads the result: "CORR<TAB>QUEUED_MS<TAB>NEXT_CORR
+# <TAB>NEXT_NAME" ("-" for both where it was the last call).
+copy_reads() {
+    local c
+    c=$(tq "$1" corr d2h --window nvtx:update+gpu | cut -f 11 | paste -sd, -)
+    tq "$1" returned api | awk -F'\t' -v cs="$c" '
+        BEGIN { n = split(cs, x, ","); for (i = 1; i <= n; i++) copy[x[i]] = 1 }
         $6 == "cudaGetLastError" { next }
-        pend != "" {
-            if (!($6 ~ /^cuda(Stream|Device)Synchronize$/ && $12 == "0" && $2 + 0 >= end[pend] - 0.02))
-                printf "the copy back queued at %.3f ms (ended at %.3f ms) is followed by %s at %.3f ms\n", qs, end[pend], $6, $1
-            pend = ""
-        }
-        ($11 in end) { pend = $11; qs = $1 }
-        END { if (pend != "") printf "the copy back queued at %.3f ms is the last call\n", qs }'
+        pend != "" { print pend "\t" qs "\t" $11 "\t" $6; pend = "" }
+        ($11 in copy) { pend = $11; qs = $1 }
+        END { if (pend != "") print pend "\t" qs "\t-\t-" }'
+}
+
+# copy_waits RUN: part 3's copies back whose next call (copy_reads) is not a
+# wait that the copy is guaranteed to have ended before (streamtrace ask's
+# `order`: a cudaStreamSynchronize of its stream, say; not a wait of
+# another stream that happened to return after it): one line each.
+copy_waits() {
+    local c q n name qs=""
+    while IFS=$'\t' read -r c q n name; do
+        [ -n "$c" ] || continue
+        if [ "$n" = - ]; then
+            printf 'the copy back queued at %.3f ms is the last call\n' "$q"
+        else
+            qs+=$(printf 'order copy:%s api:%s\tthe copy back queued at %.3f ms, then %s' "$c" "$n" "$q" "$name")$'\n'
+        fi
+    done < <(copy_reads "$1")
+    printf '%s' "$qs" | unguaranteed "$1" | cut -f 1,3 | sed 's/\t/: /'
 }
 
 # copy_streams RUN: part 3's copies back that ran on another stream than
@@ -403,7 +406,7 @@ copy_streams() {
         "keep the given cudaMemcpyAsync(h_buf, d_out, bytes, cudaMemcpyDeviceToHost, s): s is non-blocking, so a copy on another stream (cudaMemcpy goes to the legacy default stream) does not wait for the graph's update_kernel and may read d_out before the kernel has written it" || return 1
     o=$(copy_waits main)
     [ "$n" -ge 1 ] && [ -z "$o" ] || say_fail \
-        "each cudaMemcpyAsync back in \"update\" followed by cudaStreamSynchronize(s), which returns after the copy ends" \
+        "each cudaMemcpyAsync back in \"update\" followed by cudaStreamSynchronize(s), a wait the copy is sure to have ended before" \
         "${o:-no copy back in \"update\"}" \
         "cudaMemcpyAsync returns before its copy runs: keep the given cudaStreamSynchronize(s) right after each copy back, before check_steps reads h_buf"
 }
@@ -675,34 +678,31 @@ fork_nodes() {
         "a capture records only the work queued into the captured streams, the origin stream and those that waited for an event recorded in it: work put on another stream before the fork runs once, at once, and is missing from every replay (keep pre_kernel on f->origin, and the fork as TODO 4 says)"
 }
 
-# read_after RUN: one line per replay whose result was read before its GPU
-# work ended (0.02 ms allowed, as in loop_time): "replay K: read at MS ms,
-# its work ended at MS ms".
-read_after() {
-    local r n end read
-    n=$(tq "$1" count nvtx:replay)
-    for r in $(seq 1 "$n"); do
-        end=$(tq "$1" list gpu --window "nvtx:replay#$r+gpu" | awk -F'\t' '$2 + 0 > e { e = $2 + 0 } END { print e + 0 }')
-        read=$(nvtx_nth "$1" read "$r")
-        read=${read% *}
-        is_true 'r >= e - 0.02' r="${read:-0}" e="$end" ||
-            echo "replay $r: read at $(fmt "${read:-0}") ms, its work ended at $(fmt "$end") ms"
-    done
-}
-
+# Each replay's result is read after the host waited for the replay: every
+# GPU operation queued before each range "read" covered by a host wait when
+# it began (streamtrace ask's `idle`: a wait for the origin stream covers
+# every node of a graph launched in it, the branch CUPTI runs on an internal
+# stream too), not a read that happened to come after the replay's end.
 @test "each replay's result is read after the replay ends" {
     need_run main
     need_trace main
-    local o n
+    local n $SETTLED_FIELDS
     n=$(tq main count nvtx:read)
     draw_on_fail main --window 'nvtx:replay#1+gpu' --window 'nvtx:read#1'
-    o=$(read_after main)
-    [ "$n" -ge 1 ] && [ -z "$o" ] || say_fail \
-        "each NVTX range \"read\" starts after the GPU work of its replay ends" \
-        "${o:-no range \"read\"}" \
-        "cudaGraphLaunch returns before the replay runs: wait for the origin stream before reading h_out (TODO 7)"
+    [ "$n" -ge 1 ] || say_fail "each NVTX range \"read\" begins after the host waited for its replay" \
+        "no range \"read\"" "keep part 2's replays as given: each is read in a range \"read\""
+    IFS=$'\t' read -r $SETTLED_FIELDS <<<"$(ask main "idle nvtx:read")"
+    case $answer in
+        idle) return 0 ;;
+        not-idle) say_fail "each NVTX range \"read\" begins after the host waited for its replay" \
+            "$(printf '"%s" began at %.3f ms, and no wait covered the %s on stream %s (%s), queued at %.3f ms: it %s' \
+                "$range" "$ms" "$what" "$st" "$kind" "$queued_ms" \
+                "$(is_true 'e > m' e="$ended_ms" m="$ms" && printf 'ran on until %.3f ms' "$ended_ms" || echo "had ended by then, as it happened")")" \
+            "cudaGraphLaunch returns before the replay runs: wait for the origin stream before reading h_out (TODO 7)" ;;
+        *) say_fail "each NVTX range \"read\" begins after the host waited for its replay" "$answer: $range" \
+            "wait for the origin stream before reading h_out (TODO 7)" ;;
+    esac
 }
-
 
 # ------------------------------------------------------------ part 3
 

@@ -709,6 +709,37 @@ PY
     grep -q 'hint: .*does not wait for the graph' "$BATS_TEST_TMPDIR/10-graphs/copy.log"
 }
 
+# wait_elsewhere_10 DIR: in DIR, lab 10's recorded solution whose first
+# cudaStreamSynchronize after a copy back in "update" waited for the legacy
+# default stream instead of s (its times kept: it returned after the copy
+# ended, by luck; s is non-blocking, so nothing made it wait for the copy).
+wait_elsewhere_10() {
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
+    derived "$r" "$d"
+    python3 - "$r/r.trace" "$d/r.trace" <<'PY'
+import sys
+src, dst = sys.argv[1:3]
+f = [l.split('\t') for l in open(src).read().split('\n')]
+legacy = next(x[1] for x in f if x[0] == 'stream' and x[2] == 'default')
+ks = sorted((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'kernel' and x[-1].startswith('update_kernel('))
+copy = min((int(x[1]), int(x[12])) for x in f if x[0] == 'copy' and x[5] == 'D2H' and int(x[1]) > ks[0][0])[1]
+sync = min(int(x[4]) for x in f if x[0] == 'api' and x[5] == 'cudaStreamSynchronize' and int(x[4]) > copy)
+for x in f:
+    if x[0] == 'sync' and x[6] == str(sync):
+        x[4] = legacy
+open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
+PY
+}
+
+@test "lab 10: a copy back followed by a wait for another stream fails, though that wait returned after the copy ended" {
+    local check="part 3 waits for each copy back before it reads the result"
+    wait_elsewhere_10 "$BATS_TEST_TMPDIR/elsewhere"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/elsewhere" replay_check 10-graphs/elsewhere "$check"
+    cat "$BATS_TEST_TMPDIR/10-graphs/elsewhere.log"
+    tap_failed "$(tap_of 10-graphs/elsewhere)" "$check"
+    grep -q 'seen: *the copy back queued at [0-9.]* ms, then cudaStreamSynchronize: not ordered by the program$' "$BATS_TEST_TMPDIR/10-graphs/elsewhere.log"
+}
+
 # A timing check that fails for a cause the trace shows, the same in every
 # run, makes no re-run (HOPELESS in lib/checks.bash); one the trace cannot
 # explain looks at 2 more runs (second_chance).
