@@ -680,28 +680,38 @@ PY
     grep -q 'replay_1: branch A before, branch B overlap the join' "$BATS_TEST_TMPDIR/10-graphs/early.log"
 }
 
-# copy_default_10 DIR: in DIR, lab 10's recorded solution whose first copy
-# back in "update" ran on the legacy default stream, as a cudaMemcpy in
-# place of the given cudaMemcpyAsync(..., s) would (its times kept: it read
-# d_out after update_kernel ended, by luck, and the results were right).
-copy_default_10() {
-    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
+# copy_back_10 MODE DIR: in DIR, lab 10's recorded solution whose first
+# copy back in "update" (its times kept), MODE:
+#   default    ran on the legacy default stream, as a cudaMemcpy in place
+#              of the given cudaMemcpyAsync(..., s) would (it read d_out
+#              after update_kernel ended, by luck, and the results were right)
+#   elsewhere  was followed by a cudaStreamSynchronize of the legacy default
+#              stream instead of s (it returned after the copy ended, by
+#              luck; s is non-blocking, so nothing made it wait for the copy)
+copy_back_10() {
+    local d=$2 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
     derived "$r" "$d"
-    python3 - "$r/r.trace" "$d/r.trace" <<'PY'
+    python3 - "$1" "$r/r.trace" "$d/r.trace" <<'PY'
 import sys
-src, dst = sys.argv[1:3]
+mode, src, dst = sys.argv[1:4]
 f = [l.split('\t') for l in open(src).read().split('\n')]
-o = 0 if f[0][0] == 'streamtrace 1' else 1
+legacy = next(x[1] for x in f if x[0] == 'stream' and x[2] == 'default')
 ks = sorted((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'kernel' and x[-1].startswith('update_kernel('))
-c = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[4 + o] == 'D2H' and int(x[1]) > ks[0][0])[1]
-f[c][3 + o] = next(x[1] for x in f if x[0] == 'stream' and x[2] == 'default')
+c = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[5] == 'D2H' and int(x[1]) > ks[0][0])[1]
+if mode == 'default':
+    f[c][4] = legacy
+else:
+    sync = min(int(x[4]) for x in f if x[0] == 'api' and x[5] == 'cudaStreamSynchronize' and int(x[4]) > int(f[c][12]))
+    for x in f:
+        if x[0] == 'sync' and x[6] == str(sync):
+            x[4] = legacy
 open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
 PY
 }
 
 @test "lab 10: a copy back in part 3 on the legacy default stream fails, though its result was right" {
     local check="part 3 waits for each copy back before it reads the result"
-    copy_default_10 "$BATS_TEST_TMPDIR/copy"
+    copy_back_10 default "$BATS_TEST_TMPDIR/copy"
     REPLAY_DIR="$BATS_TEST_TMPDIR/copy" replay_check 10-graphs/copy "$check"
     cat "$BATS_TEST_TMPDIR/10-graphs/copy.log"
     tap_failed "$(tap_of 10-graphs/copy)" "$check"
@@ -709,31 +719,9 @@ PY
     grep -q 'hint: .*does not wait for the graph' "$BATS_TEST_TMPDIR/10-graphs/copy.log"
 }
 
-# wait_elsewhere_10 DIR: in DIR, lab 10's recorded solution whose first
-# cudaStreamSynchronize after a copy back in "update" waited for the legacy
-# default stream instead of s (its times kept: it returned after the copy
-# ended, by luck; s is non-blocking, so nothing made it wait for the copy).
-wait_elsewhere_10() {
-    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
-    derived "$r" "$d"
-    python3 - "$r/r.trace" "$d/r.trace" <<'PY'
-import sys
-src, dst = sys.argv[1:3]
-f = [l.split('\t') for l in open(src).read().split('\n')]
-legacy = next(x[1] for x in f if x[0] == 'stream' and x[2] == 'default')
-ks = sorted((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'kernel' and x[-1].startswith('update_kernel('))
-copy = min((int(x[1]), int(x[12])) for x in f if x[0] == 'copy' and x[5] == 'D2H' and int(x[1]) > ks[0][0])[1]
-sync = min(int(x[4]) for x in f if x[0] == 'api' and x[5] == 'cudaStreamSynchronize' and int(x[4]) > copy)
-for x in f:
-    if x[0] == 'sync' and x[6] == str(sync):
-        x[4] = legacy
-open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
-PY
-}
-
 @test "lab 10: a copy back followed by a wait for another stream fails, though that wait returned after the copy ended" {
     local check="part 3 waits for each copy back before it reads the result"
-    wait_elsewhere_10 "$BATS_TEST_TMPDIR/elsewhere"
+    copy_back_10 elsewhere "$BATS_TEST_TMPDIR/elsewhere"
     REPLAY_DIR="$BATS_TEST_TMPDIR/elsewhere" replay_check 10-graphs/elsewhere "$check"
     cat "$BATS_TEST_TMPDIR/10-graphs/elsewhere.log"
     tap_failed "$(tap_of 10-graphs/elsewhere)" "$check"
