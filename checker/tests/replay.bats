@@ -728,6 +728,38 @@ PY
     grep -q 'seen: *the copy back queued at [0-9.]* ms, then cudaStreamSynchronize: not ordered by the program$' "$BATS_TEST_TMPDIR/10-graphs/elsewhere.log"
 }
 
+# loop_wait_elsewhere_10 DIR: in DIR, lab 10's recorded solution whose wait
+# after the stream loop waited for the legacy default stream instead of s
+# (its times kept: it returned after the loop's last kernel, by luck; s is
+# non-blocking, so nothing made it wait for the loop).
+loop_wait_elsewhere_10() {
+    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
+    derived "$r" "$d"
+    python3 - "$r/r.trace" "$d/r.trace" <<'PY'
+import sys
+src, dst = sys.argv[1:3]
+f = [l.split('\t') for l in open(src).read().split('\n')]
+legacy = next(x[1] for x in f if x[0] == 'stream' and x[2] == 'default')
+a, b = next((int(x[1]), int(x[2])) for x in f if x[0] == 'nvtx' and x[-1] == 'stream_loop')
+sync = max((int(x[1]), x[4]) for x in f if x[0] == 'api' and x[5] == 'cudaStreamSynchronize' and a <= int(x[1]) <= b)[1]
+for x in f:
+    if x[0] == 'sync' and x[6] == sync:
+        x[4] = legacy
+open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
+PY
+}
+
+@test "lab 10: a loop whose wait is for another stream fails, though that wait returned after the loop's last kernel" {
+    local check="each loop's host time covers its kernels and is the time printed"
+    loop_wait_elsewhere_10 "$BATS_TEST_TMPDIR/loop"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/loop" replay_check 10-graphs/loop "$check"
+    cat "$BATS_TEST_TMPDIR/10-graphs/loop.log"
+    tap_failed "$(tap_of 10-graphs/loop)" "$check"
+    grep -q 'seen: *no wait covered the step_kernel on stream [0-9]* (created), queued at [0-9.]* ms, by the end of the range at [0-9.]* ms$' "$BATS_TEST_TMPDIR/10-graphs/loop.log"
+    # no re-run: what the program guaranteed is the same in every run
+    ! grep -q "run [0-9]* times in all" "$BATS_TEST_TMPDIR/10-graphs/loop.log"
+}
+
 # A timing check that fails for a cause the trace shows, the same in every
 # run, makes no re-run (HOPELESS in lib/checks.bash); one the trace cannot
 # explain looks at 2 more runs (second_chance).
