@@ -544,8 +544,7 @@ loop_time() {
     [ -n "$span" ] && [ -n "$us" ] && [ -n "$k" ] || {
         say_fail "an NVTX range \"$name\" and the figures $fig and iterations" \
             "range: ${span:-none}; $fig = ${us:-none}" "keep the given loop and its figures"; return "$HOPELESS"; }
-    # the wait: the last ...Synchronize call in the range, after its last
-    # launch, returned after the loop's last kernel ended (the same clock)
+    # the wait: a ...Synchronize call in the range after its last launch
     local wait
     wait=$(tq "$run" returned api --window "nvtx:$name" | awk -F'\t' '
         $6 ~ /^cuda(LaunchKernel|GraphLaunch)/ { w = ""; next }
