@@ -476,30 +476,23 @@ static int hb_build(const struct trace *t, struct hb *h)
 				if (h->it[j].kind == I_GPU && h->it[j].r->graph &&
 				    h->it[j].lstream == x->stream)
 					rc |= add_pred(h, x, (int64_t)j, E_GRAPH);
-		} else if (graph) {
-			/* after the work before the launch in its stream */
-			struct agent *la = &h->ag[agent_of(h, x->lstream, 0)];
-			rc |= add_pred(h, x, la->last, E_GRAPH);
-			if (th >= 0)
-				rc |= add_pred(h, x, h->ag[th].last, E_ISSUE);
-			for (size_t b = 0; b < h->na && (la->legacy || la->blocking); b++)
-				if ((la->legacy ? h->ag[b].blocking : h->ag[b].legacy) &&
-				    h->ag[b].device == la->device)
-					rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
 		} else {
-			rc |= add_pred(h, x, a->last, E_STREAM);
+			/* in its stream; a node of a graph launch, in the stream
+			 * the graph was launched in */
+			struct agent *sa = graph ? &h->ag[agent_of(h, x->lstream, 0)] : a;
+			rc |= add_pred(h, x, sa->last, graph ? E_GRAPH : E_STREAM);
 			if (th >= 0) {
 				rc |= add_pred(h, x, h->ag[th].last, E_ISSUE);
 				if (trace_stream(t, x->stream).kind == ST_PER_THREAD)
 					h->ag[th].pts = self;
 			}
-			if (a->legacy) {
+			if (sa->legacy) {
 				for (size_t b = 0; b < h->na; b++)
-					if (h->ag[b].blocking && h->ag[b].device == a->device)
+					if (h->ag[b].blocking && h->ag[b].device == sa->device)
 						rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
-			} else if (a->blocking) {
+			} else if (sa->blocking) {
 				for (size_t b = 0; b < h->na; b++)
-					if (h->ag[b].legacy && h->ag[b].device == a->device)
+					if (h->ag[b].legacy && h->ag[b].device == sa->device)
 						rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
 			}
 			if (x->kind == I_WAIT)
