@@ -343,19 +343,21 @@ timing_events() {
     # the chunks: the kernels the GPU ran in the last pipelined run of each order
     cd=$(tq "$run" count kernel --window nvtx:depth_first#last)
     cb=$(tq "$run" count kernel --window nvtx:breadth_first#last)
+    # each WORK the timings name, and each pipelined run's, in words
+    # ("WORK<TAB>WORDS" a line)
+    local all w words=""
+    all=$(timings "$run")
+    while read -r w; do
+        words+="$w"$'\t'"$(work_words "$w")"$'\n'
+    done < <({ cut -f 1 <<<"$all" | cut -d ' ' -f 4
+               echo "H2D:${cd:-0},kernel:${cd:-0},D2H:${cd:-0}"
+               echo "H2D:${cb:-0},kernel:${cb:-0},D2H:${cb:-0}"; } | sort -u)
     # "K LO HI why" of the first timing that is not so
-    bad=$(timings "$run" | awk -F'\t' -v cd="${cd:-0}" -v cb="${cb:-0}" '
+    bad=$(WORDS=$words awk -F'\t' -v cd="${cd:-0}" -v cb="${cb:-0}" '
         function tell(s) { if (!bad) bad = k " " lo " " hi " " s }
-        # "H2D:16,kernel:16,D2H:16" in words
-        function work_words(w,   p, q, i, n, o) {
-            if (w == "-") return "no GPU work"
-            n = split(w, p, ",")
-            for (i = 1; i <= n; i++) {
-                split(p[i], q, ":")
-                o = o (i > 1 ? (i == n ? " and " : ", ") : "") q[2] " " q[1] (q[1] == "H2D" || q[1] == "D2H" ? " cop" (q[2] == 1 ? "y" : "ies") : (q[2] == 1 ? "" : "s"))
-            }
-            return o
-        }
+        BEGIN { n_ = split(ENVIRON["WORDS"], wl, "\n")
+                for (i = 1; i <= n_; i++) if (split(wl[i], x, "\t") == 2) ww[x[1]] = x[2] }
+        function work_words(w) { return ww[w] }
         {
             split($1, f, " "); k = f[1]; lo = f[2]; hi = f[3]; work = f[4]; r = f[5]
             call = "cudaEventElapsedTime call " k (r == "-" ? "" : " (range " r ")")
@@ -381,7 +383,7 @@ timing_events() {
             else if (!seen["depth_first"] || !seen["breadth_first"])
                 tell("no timing of a " (seen["depth_first"] ? "breadth" : "depth") "-first run")
             print bad
-        }')
+        }' <<<"$all")
     [ -n "$bad" ] || return 0
     read -r k lo hi bad <<<"$bad"
     if [ "$lo" != - ]; then
