@@ -497,7 +497,7 @@ batch_questions() {
         not-done) say_fail \
             "the kernel waited for (torch.cuda.synchronize()) before the clock stopped, in the range \"sync_both\"" \
             "$(printf 'no wait covered its kernel (stream %s, queued at %.3f ms) by the end of the range, %.3f ms; it %s' \
-                "$st" "$queued_ms" "$ms" "$(is_true 'e > m' e="$ended_ms" m="$ms" && printf 'ran on until %.3f ms' "$ended_ms" || echo "had ended by then, as it happened")")" \
+                "$st" "$queued_ms" "$ms" "$(ran_on "$ended_ms" "$ms")")" \
             "a launch is asynchronous, it returns before its kernel is done: torch.cuda.synchronize() after x.normal_() and before t1 (TODO 6)" ;;
         *) say_fail "the kernel waited for before the range \"sync_both\" ended" "$answer: $range" \
             "keep part 3's fourth case as given" ;;
@@ -632,7 +632,7 @@ idle_at() {
         esac
         printf '%s\tthe range "%s" began at %.3f ms with work queued before it that no wait covered: the last, %s on stream %s, queued at %.3f ms, %s\n' \
             "$r" "$r" "$ms" "$what" "$st" "$queued_ms" \
-            "$(awk -v e="$ended_ms" -v s="$ms" 'BEGIN { if (e > s) printf "ran on until %.3f ms", e; else print "had ended by then, as it happened" }')"
+            "$(ran_on "$ended_ms" "$ms")"
         return 0
     done < <(ask "$run" "${qs[@]}")
 }

@@ -699,7 +699,7 @@ fork_nodes() {
         not-idle) say_fail "each NVTX range \"read\" begins after the host waited for its replay" \
             "$(printf '"%s" began at %.3f ms, and no wait covered the %s on stream %s (%s), queued at %.3f ms: it %s' \
                 "$range" "$ms" "$what" "$st" "$kind" "$queued_ms" \
-                "$(is_true 'e > m' e="$ended_ms" m="$ms" && printf 'ran on until %.3f ms' "$ended_ms" || echo "had ended by then, as it happened")")" \
+                "$(ran_on "$ended_ms" "$ms")")" \
             "cudaGraphLaunch returns before the replay runs: wait for the origin stream before reading h_out (TODO 7)" ;;
         *) say_fail "each NVTX range \"read\" begins after the host waited for its replay" "$answer: $range" \
             "wait for the origin stream before reading h_out (TODO 7)" ;;

@@ -745,6 +745,14 @@ unguaranteed() {
         print $1 "\t" $2 "\t" w "\t" $3 }'
 }
 
+# ran_on ENDED_MS MS: what a record that no wait covered did after MS (a
+# range's edge, of an answer to `ask settled`, `idle` or `done`): "ran on
+# until ENDED_MS ms", or "had ended by then, as it happened".
+ran_on() {
+    if is_true 'e > m' e="$1" m="$2"; then printf 'ran on until %.3f ms\n' "$1"
+    else echo "had ended by then, as it happened"; fi
+}
+
 # timings RUN: each cudaEventElapsedTime call of RUN, a line each, in call
 # order: "K START STOP WORK RANGE<TAB>ORDER<TAB>WAIT". START and STOP: the GPU's
 # stamps (ms) of the two event records the call read ("-" where none); WORK:

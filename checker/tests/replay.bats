@@ -680,15 +680,19 @@ PY
     grep -q 'replay_1: branch A before, branch B overlap the join' "$BATS_TEST_TMPDIR/10-graphs/early.log"
 }
 
-# copy_back_10 MODE DIR: in DIR, lab 10's recorded solution whose first
-# copy back in "update" (its times kept), MODE:
-#   default    ran on the legacy default stream, as a cudaMemcpy in place
-#              of the given cudaMemcpyAsync(..., s) would (it read d_out
-#              after update_kernel ended, by luck, and the results were right)
-#   elsewhere  was followed by a cudaStreamSynchronize of the legacy default
-#              stream instead of s (it returned after the copy ended, by
-#              luck; s is non-blocking, so nothing made it wait for the copy)
-copy_back_10() {
+# derived_10 MODE DIR: in DIR, lab 10's recorded solution (its times kept)
+# with, MODE:
+#   copy-default    the first copy back in "update" on the legacy default
+#                   stream, as a cudaMemcpy in place of the given
+#                   cudaMemcpyAsync(..., s) would (it read d_out after
+#                   update_kernel ended, by luck, and the results were right)
+#   copy-elsewhere  the cudaStreamSynchronize after that copy a wait for the
+#                   legacy default stream instead of s
+#   loop-elsewhere  the wait after the stream loop a wait for the legacy
+#                   default stream instead of s
+# (each such wait returned after what it should have waited for, by luck:
+# s is non-blocking, so nothing made it wait)
+derived_10() {
     local d=$2 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
     derived "$r" "$d"
     python3 - "$1" "$r/r.trace" "$d/r.trace" <<'PY'
@@ -696,22 +700,26 @@ import sys
 mode, src, dst = sys.argv[1:4]
 f = [l.split('\t') for l in open(src).read().split('\n')]
 legacy = next(x[1] for x in f if x[0] == 'stream' and x[2] == 'default')
-ks = sorted((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'kernel' and x[-1].startswith('update_kernel('))
-c = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[5] == 'D2H' and int(x[1]) > ks[0][0])[1]
-if mode == 'default':
-    f[c][4] = legacy
+syncs = [(int(x[1]), int(x[4])) for x in f if x[0] == 'api' and x[5] == 'cudaStreamSynchronize']
+if mode == 'loop-elsewhere':
+    a, b = next((int(x[1]), int(x[2])) for x in f if x[0] == 'nvtx' and x[-1] == 'stream_loop')
+    sync = max(s for s in syncs if a <= s[0] <= b)[1]
 else:
-    sync = min(int(x[4]) for x in f if x[0] == 'api' and x[5] == 'cudaStreamSynchronize' and int(x[4]) > int(f[c][12]))
-    for x in f:
-        if x[0] == 'sync' and x[6] == str(sync):
-            x[4] = legacy
+    ks = sorted(int(x[1]) for x in f if x[0] == 'kernel' and x[-1].startswith('update_kernel('))
+    c = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[5] == 'D2H' and int(x[1]) > ks[0])[1]
+    if mode == 'copy-default':
+        f[c][4] = legacy
+    sync = min(s[1] for s in syncs if s[1] > int(f[c][12]))
+for x in f:
+    if mode != 'copy-default' and x[0] == 'sync' and x[6] == str(sync):
+        x[4] = legacy
 open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
 PY
 }
 
 @test "lab 10: a copy back in part 3 on the legacy default stream fails, though its result was right" {
     local check="part 3 waits for each copy back before it reads the result"
-    copy_back_10 default "$BATS_TEST_TMPDIR/copy"
+    derived_10 copy-default "$BATS_TEST_TMPDIR/copy"
     REPLAY_DIR="$BATS_TEST_TMPDIR/copy" replay_check 10-graphs/copy "$check"
     cat "$BATS_TEST_TMPDIR/10-graphs/copy.log"
     tap_failed "$(tap_of 10-graphs/copy)" "$check"
@@ -721,37 +729,16 @@ PY
 
 @test "lab 10: a copy back followed by a wait for another stream fails, though that wait returned after the copy ended" {
     local check="part 3 waits for each copy back before it reads the result"
-    copy_back_10 elsewhere "$BATS_TEST_TMPDIR/elsewhere"
+    derived_10 copy-elsewhere "$BATS_TEST_TMPDIR/elsewhere"
     REPLAY_DIR="$BATS_TEST_TMPDIR/elsewhere" replay_check 10-graphs/elsewhere "$check"
     cat "$BATS_TEST_TMPDIR/10-graphs/elsewhere.log"
     tap_failed "$(tap_of 10-graphs/elsewhere)" "$check"
     grep -q 'seen: *the copy back queued at [0-9.]* ms, then cudaStreamSynchronize: not ordered by the program$' "$BATS_TEST_TMPDIR/10-graphs/elsewhere.log"
 }
 
-# loop_wait_elsewhere_10 DIR: in DIR, lab 10's recorded solution whose wait
-# after the stream loop waited for the legacy default stream instead of s
-# (its times kept: it returned after the loop's last kernel, by luck; s is
-# non-blocking, so nothing made it wait for the loop).
-loop_wait_elsewhere_10() {
-    local d=$1 r="$KIT_ROOT/checker/tests/fixtures/replays/10-graphs/solution"
-    derived "$r" "$d"
-    python3 - "$r/r.trace" "$d/r.trace" <<'PY'
-import sys
-src, dst = sys.argv[1:3]
-f = [l.split('\t') for l in open(src).read().split('\n')]
-legacy = next(x[1] for x in f if x[0] == 'stream' and x[2] == 'default')
-a, b = next((int(x[1]), int(x[2])) for x in f if x[0] == 'nvtx' and x[-1] == 'stream_loop')
-sync = max((int(x[1]), x[4]) for x in f if x[0] == 'api' and x[5] == 'cudaStreamSynchronize' and a <= int(x[1]) <= b)[1]
-for x in f:
-    if x[0] == 'sync' and x[6] == sync:
-        x[4] = legacy
-open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
-PY
-}
-
 @test "lab 10: a loop whose wait is for another stream fails, though that wait returned after the loop's last kernel" {
     local check="each loop's host time covers its kernels and is the time printed"
-    loop_wait_elsewhere_10 "$BATS_TEST_TMPDIR/loop"
+    derived_10 loop-elsewhere "$BATS_TEST_TMPDIR/loop"
     REPLAY_DIR="$BATS_TEST_TMPDIR/loop" replay_check 10-graphs/loop "$check"
     cat "$BATS_TEST_TMPDIR/10-graphs/loop.log"
     tap_failed "$(tap_of 10-graphs/loop)" "$check"
