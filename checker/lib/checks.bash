@@ -12,7 +12,8 @@
 # LAB_SEED  the --seed every run gets (default: a new one from /dev/urandom
 #           for each checker run; the kit's replays set it)
 
-KIT_ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+# (bats gives BATS_TEST_DIRNAME whole: the kit is its parent, no process)
+KIT_ROOT=${BATS_TEST_DIRNAME%/*}
 LAB_DIR="${LAB_DIR:-$KIT_ROOT/labs/$LAB_ID}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-60}"
 BUILD_TIMEOUT="${BUILD_TIMEOUT:-180}"
@@ -92,7 +93,7 @@ lab_seed() {
         echo "${LAB_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" >"$RUNS/seed.$BASHPID" &&
             mv -f "$RUNS/seed.$BASHPID" "$RUNS/seed"
     fi
-    cat "$RUNS/seed"
+    put "$RUNS/seed"
 }
 
 # run_lab NAME [--trace] [--env VAR=VALUE]... -- ARGS...
@@ -278,6 +279,8 @@ no_inherited_fds() {
 }
 
 rc_of() { local rc=""; { read -r rc <"$RUNS/$1.rc"; } 2>/dev/null; echo "$rc"; }
+# rc_in VAR RUN: VAR = rc_of RUN, in this shell
+rc_in() { printf -v "$1" '%s' ""; { read -r "$1" <"$RUNS/$2.rc"; } 2>/dev/null; return 0; }
 
 # ------------------------------------------------------------ checks at once
 #
@@ -318,7 +321,38 @@ kept() {
         "$@" >"$part" && mv -f "$part" "$f"
         rm -f "$part"
     fi
-    cat -- "$f" 2>/dev/null
+    put "$f" 2>/dev/null
+}
+
+# put FILE...: the files, as cat prints them (text, no NUL), with no process:
+# the checks read their kept answers hundreds of times a lab. 1 where one
+# cannot be read.
+put() {
+    local _f _l=() _rc=0
+    for _f in "$@"; do
+        [ -f "$_f" ] && [ -r "$_f" ] || { _rc=1; continue; }
+        mapfile _l <"$_f"    # (each line with its newline; read -d '' reads a byte a call)
+        [ ${#_l[@]} -eq 0 ] || printf '%s' "${_l[@]}"
+    done
+    return "$_rc"
+}
+
+# run_kept FILE WHAT CMD...: what CMD prints of a run's FILE, made once
+# (FILE.WHAT, newer than FILE: a run made again makes it again), then read
+# with no process. CMD's status is kept too (FILE.WHAT.rc) and returned; a
+# status other than 0 or 1 is not kept.
+run_kept() {
+    local src=$1 f="$1.$2" rc=0
+    shift 2
+    if ! { [ -f "$f.rc" ] && [ "$f.rc" -nt "$src" ]; }; then
+        local part="$f.$BASHPID"    # (see kept)
+        "$@" >"$part" 2>/dev/null || rc=$?
+        [ "$rc" -le 1 ] || { rm -f "$part"; return "$rc"; }
+        keep_answer "$f" "$rc" "$part"
+    fi
+    put "$f"
+    read -r rc <"$f.rc"
+    return "$rc"
 }
 
 # keep_answer FILE RC PART: an answer made in PART (a name of this process's
@@ -503,7 +537,7 @@ need_run() {
         echo "not checked: the program did not build (see the first check)"
         return 1
     fi
-    rc=$(rc_of "$name")
+    rc_in rc "$name"
     # "no device" is the grader's finding, not the program's claim: where
     # its probe, run as this run was, used a GPU, an exit 77 is a failure
     if [ "$rc" = 77 ] && [ -s "$RUNS/$name.probe" ]; then
@@ -525,7 +559,7 @@ need_run() {
         skip "no CUDA device: $(head -n 1 "$RUNS/$name.err" |
             sed -e 's/^no usable CUDA device: //' -e 's/ (cudaError[A-Za-z]*)$//')"
     fi
-    todo=$(grep -m 1 '^TODO(' "$RUNS/$name.err" 2>/dev/null) || true
+    todo=$(run_kept "$RUNS/$name.err" todo grep -m 1 '^TODO(' "$RUNS/$name.err") || true
     # the reason is spelled out once; later checks refer to it
     if [ -n "$todo" ] || { [ "$rc" != 0 ] && [ "$rc" != 1 ]; }; then
         if [ -e "$RUNS/$name.told" ]; then
@@ -543,7 +577,18 @@ need_run() {
 }
 
 # figure NAME KEY: the value the program printed as "KEY = value" (or nothing).
+# The first "KEY = value" of each KEY is kept (RUN.out.figures, run_kept) and
+# read with no process; a run that printed more than 2000 such keys is read
+# with awk each time.
 figure() {
+    local k v
+    if run_kept "$RUNS/$1.out" figures awk '$2 == "=" && !($1 in seen) { seen[$1]; print $1, $3; if (++n > 2000) exit 3 }' \
+        "$RUNS/$1.out" >/dev/null; then
+        while read -r k v; do
+            [ "$k" = "$2" ] && { printf '%s\n' "$v"; return 0; }
+        done <"$RUNS/$1.out.figures"
+        return 0
+    fi
     awk -v k="$2" '$1 == k && $2 == "=" { print $3; exit }' "$RUNS/$1.out"
 }
 
@@ -605,7 +650,7 @@ tq() {
     q_key key "$*"
     c="$RUNS/$name.q/$key"
     if [ ${#key} -le 200 ] && [ -f "$c.rc" ] && [ "$c.rc" -nt "$RUNS/$name.trace" ]; then
-        cat -- "$c"
+        put "$c"
         read -r rc <"$c.rc"
         return "$rc"
     fi
@@ -614,7 +659,7 @@ tq() {
         local part="$c.$BASHPID"    # (see kept)
         "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" >"$part" || rc=$?
         keep_answer "$c" "$rc" "$part"
-        cat -- "$c"
+        put "$c"
     else
         "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" || rc=$?
     fi
@@ -706,7 +751,7 @@ ask() {
     fi
     rc=0
     for c in "${keys[@]}"; do
-        cat -- "$c"
+        put "$c"
         read -r r <"$c.rc"
         [ "$r" -le "$rc" ] || rc=$r
     done
@@ -825,7 +870,7 @@ records() {
         files+=("$c")
     done
     [ ${#files[@]} -gt 0 ] || return 0
-    cat -- "${files[@]}"
+    put "${files[@]}"
     read -r rc <"$c.rc"
     return "$rc"
 }
@@ -1000,10 +1045,20 @@ check_digests() {
     [ -x "$DIGESTS" ] || { echo "not checked: the kit's digest tool is not built (make tools)"; return 1; }
     want=$(run_digests "$run") || {
         echo "not checked: the kit's digest tool refused the run's options: $want"; return 1; }
+    # each name's printed values, sorted, once, in one awk: "NAME<TAB>V1 V2"
+    local -A printed=()
+    while IFS=$'\t' read -r name got; do printed[$name]=$got; done < <(
+        awk 'NR == FNR { if ($1 != "") w[$1]; next }
+             ($1 in w) && $2 == "=" && !(($1, $3) in seen) {
+                 seen[$1, $3]; n = ++c[$1]; v[$1, n] = $3
+                 for (i = n; i > 1 && v[$1, i - 1] > v[$1, i]; i--) {
+                     t = v[$1, i]; v[$1, i] = v[$1, i - 1]; v[$1, i - 1] = t }
+             }
+             END { for (k in w) { s = ""; for (i = 1; i <= c[k]; i++) s = s (i > 1 ? " " : "") v[k, i]; print k "\t" s } }' \
+            - "$RUNS/$run.out" <<<"$want" 2>/dev/null)
     while read -r name eq value; do
         [ $# -eq 0 ] || [[ " $* " == *" ${name#digest_} "* ]] || continue
-        got=$(awk -v k="$name" '$1 == k && $2 == "=" { print $3 }' "$RUNS/$run.out" |
-            sort -u | tr '\n' ' ' | sed 's/ $//')
+        got=${printed[$name]:-}
         [ "$got" = "$value" ] || { say_fail \
             "$name = $value, the digest of the right result for --seed $seed (computed by the kit)" \
             "$prefix$([ -n "$got" ] && echo "$name = $got" || echo "no line \"$name = ...\"")" \
@@ -1209,14 +1264,26 @@ write_your_run() {
 # drops the trap at its first command; the check's own shell calls
 # bats_debug_trap as before, and the reports are the same. (At the end of
 # this file, so that the reports' line numbers stay as they were.)
+# (each check loads this file: what a builtin prints is read back through a
+# file of this process's own, not a $(...), which would cost a process)
+kit_said() {
+    if [ -d "${BATS_RUN_TMPDIR:-}" ]; then    # (bats removes it at the end)
+        local f="$BATS_RUN_TMPDIR/.kit-said.$BASHPID"
+        "$@" >"$f"
+        KIT_SAID=$(<"$f")    # (no process: bash reads the file itself)
+    else
+        KIT_SAID=$("$@")
+    fi
+    return 0
+}
 if declare -F bats_setup_tracing >/dev/null && ! declare -F kit_bats_setup_tracing >/dev/null; then
-    kit_src=$(declare -f bats_setup_tracing)
-    eval "kit_bats_setup_tracing ${kit_src#bats_setup_tracing }"
-    unset kit_src
+    kit_said declare -f bats_setup_tracing
+    eval "kit_bats_setup_tracing ${KIT_SAID#bats_setup_tracing }"
     bats_setup_tracing() {
         kit_bats_setup_tracing "$@"
         # (only where bats set the trap this replaces: another bats's is kept)
-        [ "$(trap -p DEBUG)" = "trap -- 'bats_debug_trap \"\$BASH_SOURCE\"' DEBUG" ] &&
+        kit_said trap -p DEBUG
+        [ "$KIT_SAID" = "trap -- 'bats_debug_trap \"\$BASH_SOURCE\"' DEBUG" ] &&
             trap 'if [ "$BASH_SUBSHELL" = 0 ]; then bats_debug_trap "$BASH_SOURCE"; else trap - DEBUG; fi' DEBUG
         return 0
     }
@@ -1235,6 +1302,7 @@ run_digests() {
         "$DIGESTS" "$LAB_ID" "${args[@]}" --seed "$(lab_seed)" >"$part" 2>&1 || rc=$?
         keep_answer "$keep" "$rc" "$part"
     fi
-    cat "$keep"
-    return "$(cat "$keep.rc")"
+    put "$keep"
+    read -r rc <"$keep.rc"
+    return "$rc"
 }
