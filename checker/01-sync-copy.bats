@@ -49,7 +49,7 @@ elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.
 your_run() {
     your_run_ok main || return 0
     local h k k3 d launch
-    launch=$(figure main launch_ms)
+    figure_in launch main launch_ms
     read -r h k k3 d <<<"$(tq main list gpu | awk -F'\t' '
         $4 == "copy" && $6 == "H2D" && h == "" { h = $3 }
         $4 == "copy" && $6 == "D2H" { d = $3 }
@@ -92,13 +92,13 @@ your_run() {
     need_run main
     local k v ms gbps n
     for k in h2d_ms h2d_gbps kernel_ms d2h_ms d2h_gbps launch_ms launch_sync_ms; do
-        v=$(need_figure main "$k") || return 1
+        need_figure_in v main "$k" || return 1
         is_true 'v > 0' v="$v" || say_fail "$k above 0" "$k = $v" \
             "a time of 0 means the events were not recorded around the work"
     done
     n=$(elements)
     for k in h2d d2h; do
-        ms=$(figure main ${k}_ms) gbps=$(figure main ${k}_gbps)
+        figure_in ms main ${k}_ms; figure_in gbps main ${k}_gbps
         is_true 'g > 0.05 && g < 2000 && g / (4 * n / (ms * 1e6)) > 0.98 && g / (4 * n / (ms * 1e6)) < 1.02' \
             g="$gbps" n="$n" ms="$ms" || say_fail \
             "${k}_gbps = bytes / time, between 0.05 and 2000 GB/s" \
@@ -179,8 +179,8 @@ kernel_time() {
     # the third kernel is the one whose launch was timed alone
     draw_on_fail main --record kernel 3
     local l ls
-    l=$(need_figure main launch_ms) || return 1
-    ls=$(need_figure main launch_sync_ms) || return 1
+    need_figure_in l main launch_ms || return 1
+    need_figure_in ls main launch_sync_ms || return 1
     is_true 'l < 0.25 * ls' l="$l" ls="$ls" || say_fail \
         "launch_ms far below launch_sync_ms (under a quarter of it)" \
         "launch_ms = $l, launch_sync_ms = $ls" \
@@ -221,7 +221,7 @@ kernel_time() {
     draw_on_fail main
     local pageable calls
     pageable=$(( $(tq main count h2d --mem PAGEABLE) + $(tq main count d2h --mem PAGEABLE) ))
-    calls=$(tq main count api:cudaMemcpy)
+    tq_in calls main count api:cudaMemcpy
     [ "$pageable" = 2 ] && [ "$calls" = 2 ] || say_fail \
         "2 cudaMemcpy calls, both copies from/to pageable (malloc) memory" \
         "$calls cudaMemcpy calls, $pageable pageable copies" \
@@ -234,7 +234,7 @@ kernel_time() {
     draw_on_fail main
     local want got
     want=$((4 * $(elements)))
-    got=$(tq main bytes d2h)
+    tq_in got main bytes d2h
     [ "$got" = "$want" ] || say_fail "$want bytes copied device -> host (n * sizeof(uint32_t))" \
         "$got bytes" \
         "$([ "$got" = "$(elements)" ] && echo "the D2H copy moved n bytes, one per element: ")cudaMemcpy counts bytes, not elements"

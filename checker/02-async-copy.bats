@@ -162,12 +162,12 @@ wait_tested() {
     need_run main
     local k v
     for k in rehearsal_ms issue_ms cpu_ms wait_ms wall_ms gpu_ms; do
-        v=$(need_figure main "$k") || return 1
+        need_figure_in v main "$k" || return 1
         is_true 'v > 0' v="$v" || say_fail "$k above 0" "$k = $v" \
             "a time of 0: is the clock read on both sides of the step?"
     done
     local i c w t
-    i=$(figure main issue_ms) c=$(figure main cpu_ms) w=$(figure main wait_ms) t=$(figure main wall_ms)
+    figure_in i main issue_ms; figure_in c main cpu_ms; figure_in w main wait_ms; figure_in t main wall_ms
     is_true 't >= 0.98 * (i + c + w) && t <= 1.02 * (i + c + w) + 0.05' t="$t" i="$i" c="$c" w="$w" ||
         say_fail "wall_ms = issue_ms + cpu_ms + wait_ms" \
         "wall_ms = $t, issue + cpu + wait = $(fmt "$(awk -v a="$i" -v b="$c" -v d="$w" 'BEGIN { print a + b + d }')")" \
@@ -213,8 +213,8 @@ timing_faults() {
     draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
     local c w tc tw k
-    c=$(need_figure main cpu_ms) || return 1
-    w=$(need_figure main wall_ms) || return 1
+    need_figure_in c main cpu_ms || return 1
+    need_figure_in w main wall_ms || return 1
     tc=$(awk -v a="$(range cpu_work 1)" -v b="$(range cpu_work 2)" 'BEGIN { print b - a }')
     tw=$(awk -v a="$(range issue 1)" -v b="$(range wait 2)" 'BEGIN { print b - a }')
     is_true 'c >= 0.9 * t - 0.2 && c <= 1.1 * t + 0.2' c="$c" t="$tc" || say_fail \
@@ -291,7 +291,7 @@ figure_of() {
     draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
     local sync calls kinds issue end pageable
-    sync=$(tq main count api:cudaMemcpy)
+    tq_in sync main count api:cudaMemcpy
     [ "$sync" = 0 ] || say_fail "no cudaMemcpy at all (it makes the host wait)" \
         "$sync cudaMemcpy calls" \
         "$(case $(sync_copies main) in
@@ -388,7 +388,7 @@ figure_of() {
     gpu=$(awk -v a="$(range issue 1)" -v b="$(gpu_end)" 'BEGIN { print b - a }')
     saved=$(awk -v w="$wall" -v c="$cpu" -v g="$gpu" 'BEGIN { printf "%.6f", c + g - w }')
     short=$(awk -v c="$cpu" -v g="$gpu" 'BEGIN { print (c < g ? c : g) }')
-    own=$(figure main wall_vs_serial)
+    figure_in own main wall_vs_serial
     is_true 's >= 0.8 * m' s="$saved" m="$short" || say_fail \
         "wall time at least 0.8 x min(CPU work, GPU work) below CPU work + GPU work (overlap saves the shorter one)" \
         "wall $(fmt "$wall") ms, CPU work $(fmt "$cpu") ms + GPU work $(fmt "$gpu") ms: $(fmt "$saved") ms saved of $(fmt "$short") (the program's ratio: ${own:-?})" \

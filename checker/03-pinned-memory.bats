@@ -343,7 +343,7 @@ faster_pinned() {
     local d pg pin kinds cause=""
     draw_on_fail "$1" --window nvtx:pageable --window nvtx:pinned
     for d in h2d d2h; do
-        pg=$(figure "$1" pageable_${d}_gbps) pin=$(figure "$1" pinned_${d}_gbps)
+        figure_in pg "$1" pageable_${d}_gbps; figure_in pin "$1" pinned_${d}_gbps
         is_true 'pin > 1.2 * pg' pin="${pin:-0}" pg="${pg:-0}" && continue
         kinds=$(tq "$1" list copy --window nvtx:pinned | mem_kinds)
         [ "$kinds" = PINNED ] || cause="the pinned series' copies in the trace: ${kinds:-none}"
@@ -392,8 +392,8 @@ async_span() {
             "the call from $k memory back before its copy was half done" \
             "it returned $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into the $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy" \
             "is the $k buffer page-locked (TODO 3, TODO 4)?"; return 1; }
-        own=$(need_figure main ${k}_return_ms) || return 1
-        done=$(need_figure main ${k}_done_ms) || return 1
+        need_figure_in own main ${k}_return_ms || return 1
+        need_figure_in done main ${k}_done_ms || return 1
         is_true 'own < 0.25 * done && done >= 0.99 * (c1 - a0) - 0.01' own="$own" done="$done" \
             a0="$a0" c1="$c1" || { say_fail \
             "${k}_return_ms well under ${k}_done_ms (under a quarter), which covers the call and its copy, $(fmt "$(awk -v a="$a0" -v b="$c1" 'BEGIN { print b - a }')") ms" \
@@ -418,8 +418,8 @@ async_span() {
     [ "$a0" != none ] && [ "$c0" != none ] || { say_fail \
         "one cudaMemcpyAsync and its H2D copy in the range \"async_pageable\"" \
         "call: $a0, copy: $c0" "keep time_return() as given"; return 1; }
-    own=$(need_figure main pageable_return_ms) || return 1
-    done=$(need_figure main pageable_done_ms) || return 1
+    need_figure_in own main pageable_return_ms || return 1
+    need_figure_in done main pageable_done_ms || return 1
     is_true 'own >= 0.99 * (a1 - a0) - 0.01 && own <= done + 0.01' own="$own" done="$done" \
         a0="$a0" a1="$a1" || { say_fail \
         "pageable_return_ms at least the traced call, $(fmt "$(awk -v a="$a0" -v b="$a1" 'BEGIN { print b - a }')") ms, and at most pageable_done_ms" \

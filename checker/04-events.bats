@@ -111,7 +111,7 @@ your_run() {
     need_run main
     local k v
     for k in event_ms host_sync_ms host_nosync_ms host_late_ms cold_ms; do
-        v=$(need_figure main "$k") || return 1
+        need_figure_in v main "$k" || return 1
         is_true 'v > 0' v="$v" || say_fail "$k above 0" "$k = $v" \
             "a time of 0: the events were not recorded around the work, or not read"
     done
@@ -134,7 +134,7 @@ event_time() {
     need_trace main
     draw_on_fail main --timed kernel:busy_kernel 2
     local ms
-    ms=$(figure main event_ms)
+    figure_in ms main event_ms
     [ -n "$ms" ] || { say_fail "a line \"event_ms = <number>\"" \
         "none: the program $(describe_exit "$(rc_of main)"): $(grep -v '^ ' "$RUNS/main.err" | head -n 1)" \
         "cudaErrorNotReady: the time was read before the stop event was reached; cudaEventSynchronize(stop) first"; return 1; }
@@ -148,8 +148,8 @@ event_time() {
     need_trace main
     local nosync sync k3 k4
     draw_on_fail main --record kernel:busy_kernel 3 --record kernel:busy_kernel 4
-    nosync=$(need_figure main host_nosync_ms) || return 1
-    sync=$(need_figure main host_sync_ms) || return 1
+    need_figure_in nosync main host_nosync_ms || return 1
+    need_figure_in sync main host_sync_ms || return 1
     k3=$(busy_ms 3) k4=$(busy_ms 4)
     is_true 'n < 0.1 * k' n="$nosync" k="$k4" || say_fail \
         "host_nosync_ms far below the kernel's traced run ($(fmt "$k4") ms): under a tenth" \
@@ -294,7 +294,7 @@ P1_CASE=("" "the cold launch" "the event-timed launch" "the host clock with a sy
         "no wait between launching the late case's two kernels" \
         "$waits synchronize call(s) between them" \
         "keep the given busy(w, s); t0 = lab_now_ms(); busy(w, s); as they are: the earlier kernel must still run at t0"; return 1; }
-    late=$(need_figure main host_late_ms) || return 1
+    need_figure_in late main host_late_ms || return 1
     d6=$(awk -v d="$d6" 'BEGIN { printf "%.6f", d / 1e6 }')
     is_true 'l >= 0.98 * k' l="$late" k="$d6" || say_fail \
         "host_late_ms at least the timed kernel's traced run, $(fmt "$d6") ms" \
@@ -322,7 +322,7 @@ waited_before_polling() {
     need_trace main
     local slices ov k7 waited
     draw_on_fail main --record kernel:busy_kernel 7 --record nvtx:polling 1
-    slices=$(need_figure main poll_slices) || return 1
+    need_figure_in slices main poll_slices || return 1
     is_true 's > 1' s="$slices" || waited=$(waited_before_polling)
     is_true 's > 1' s="$slices" || say_fail "more than 1 slice of CPU work while the event was not ready" \
         "poll_slices = $slices" \

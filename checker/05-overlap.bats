@@ -128,8 +128,8 @@ last() { printf '%s\n' --window 'nvtx:sequential#last' --window "nvtx:$1#last"; 
 # found); nothing if none.
 why_serial() {
     local w=(--window "nvtx:$2#last") k d pg created waits
-    k=$(tq "$1" count kernel "${w[@]}")
-    d=$(tq "$1" count kernel --stream default "${w[@]}")
+    tq_in k "$1" count kernel "${w[@]}"
+    tq_in d "$1" count kernel --stream default "${w[@]}"
     [ "${d:-0}" -gt 0 ] && {
         echo "$d of the $k kernels of the last $(words "$2") run ran on the legacy default stream, which waits for every blocking stream (cudaStreamCreate makes blocking ones), and they for it: give scramble() the chunk's stream"; return 0; }
     pg=$(tq "$1" list copy --mem PAGEABLE "${w[@]}" | awk -F'\t' '!seen[$6]++ { printf "%s%s", (n++ ? " and " : ""), $6 }')
@@ -182,7 +182,7 @@ your_run() {
     local seq depth breadth ce frac
     seq=$(reps main sequential | best_span) ce=$(tq main meta copy_engines)
     depth=$(reps main depth_first | best_span) breadth=$(reps main breadth_first | best_span)
-    frac=$(figure main bound_fraction)
+    figure_in frac main bound_fraction
     your_fig speedup "$(ratio "$seq" "$depth")" x \
         "the sequential version's time / the depth-first pipeline's (best runs, as seq_ms / depth_ms)"
     your_fig bound_pct "$(awk -v f="$frac" 'BEGIN { if (f != "") print 100 * f }')" % \
@@ -259,7 +259,7 @@ streams_of() {
     for r in "${UNEVEN[@]}"; do passes=$((passes + $(tq main count "nvtx:$r"))); done
     seen=$(streams_of main | tr '\n' ' ' | sed 's/ $//')
     draw_on_fail main --window 'nvtx:uneven*'
-    d=$(tq main count kernel --stream default --window 'nvtx:uneven*')
+    tq_in d main count kernel --stream default --window 'nvtx:uneven*'
     [ "$seen" = "created $((3 * passes)) created $((2 * passes)) created $((2 * passes))" ] ||
         say_fail "the uneven shape's kernels on 3 created streams: $((3 * passes)), $((2 * passes)) and $((2 * passes)) kernels ($passes runs of 7 chunks, one an order)" \
         "kernels per stream: ${seen:-none}" \
@@ -289,7 +289,7 @@ streams_of() {
     need_run main
     need_trace main
     for order in "${ORDERS[@]}"; do
-        ov=$(tq main overlap h2d kernel --window "nvtx:$order+gpu")
+        tq_in ov main overlap h2d kernel --window "nvtx:$order+gpu"
         draw_on_fail main --window "nvtx:$order#last"
         is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || {
             say_fail "H2D copies running while kernels run (at least 5% of the H2D time)" \
@@ -303,10 +303,10 @@ streams_of() {
     local order ce ov
     need_run main
     need_trace main
-    ce=$(tq main meta copy_engines)
+    tq_in ce main meta copy_engines
     [ "${ce:-0}" -ge 2 ] || skip "this GPU has ${ce:-?} copy engine(s): H2D and D2H take turns on it"
     for order in "${ORDERS[@]}"; do
-        ov=$(tq main overlap h2d d2h --window "nvtx:$order+gpu")
+        tq_in ov main overlap h2d d2h --window "nvtx:$order+gpu"
         draw_on_fail main --window "nvtx:$order#last"
         is_true 'ms > 0 && f >= 0.05' ms="$(cut -d ' ' -f 1 <<<"$ov")" f="$(cut -d ' ' -f 2 <<<"$ov")" || {
             say_fail "H2D and D2H copies at the same time on this GPU's $ce copy engines (at least 5% of the H2D time)" \
@@ -341,8 +341,8 @@ timing_events() {
         "$(tq "$run" count nvtx:sequential) sequential, $(tq "$run" count nvtx:depth_first) depth_first, $(tq "$run" count nvtx:breadth_first) breadth_first" \
         "keep run_sequential() and run_pipelined() as given"; return 1; }
     # the chunks: the kernels the GPU ran in the last pipelined run of each order
-    cd=$(tq "$run" count kernel --window nvtx:depth_first#last)
-    cb=$(tq "$run" count kernel --window nvtx:breadth_first#last)
+    tq_in cd "$run" count kernel --window nvtx:depth_first#last
+    tq_in cb "$run" count kernel --window nvtx:breadth_first#last
     # each WORK the timings name, and each pipelined run's, in words
     # ("WORK<TAB>WORDS" a line)
     local all w words=""
@@ -407,7 +407,7 @@ printed_times() {
     mapfile -t w < <(last depth_first)
     draw_on_fail "$run" "${w[@]}" --window 'nvtx:breadth_first#last'
     for fig in seq_ms seq_h2d_ms seq_kernel_ms seq_d2h_ms depth_ms breadth_ms; do
-        v=$(need_figure "$run" "$fig") || return "$HOPELESS"
+        need_figure_in v "$run" "$fig" || return "$HOPELESS"
         case $fig in
             seq_ms) what="the first and the last event of a sequential run"
                 t=$(awk '$5 == "sequential" && $4 == "H2D:1,kernel:1,D2H:1"' <<<"$all") ;;

@@ -276,7 +276,7 @@ your_run() {
 on_default() {
     local w=(--stream "$2" --window "nvtx:scenario $1+gpu") sel n out=""
     for sel in h2d d2h kernel memset event sync:stream sync:wait; do
-        n=$(tq main count "$sel" "${w[@]}")
+        tq_in n main count "$sel" "${w[@]}"
         [ "${n:-0}" -gt 0 ] || continue
         case $sel in
             h2d) sel="H2D cop$([ "$n" = 1 ] && echo y || echo ies)" ;;

@@ -145,8 +145,8 @@ hint_of() {
     need_kernel spin_blocking_kernel || return 1
     need_kernel spin_nonblocking_kernel || return 1
     local b nb
-    b=$(tq main streams kernel:spin_blocking_kernel)
-    nb=$(tq main streams kernel:spin_nonblocking_kernel)
+    tq_in b main streams kernel:spin_blocking_kernel
+    tq_in nb main streams kernel:spin_nonblocking_kernel
     [[ $b == *" created "*" blocking" && $nb == *" created "*" non-blocking" ]] || say_fail \
         "spin_blocking_kernel on a created blocking stream, spin_nonblocking_kernel on a created non-blocking one" \
         "spin_blocking_kernel on $(stream_words "$b"), spin_nonblocking_kernel on $(stream_words "$nb")" \
@@ -169,7 +169,7 @@ start_after_end() {
     local k order
     for k in spin_blocking_kernel spin_per_thread_kernel; do
         need_kernel "$k" || return 1
-        order=$(tq main order kernel:spin_legacy_kernel "kernel:$k")
+        tq_in order main order kernel:spin_legacy_kernel "kernel:$k"
         [ "$order" = before ] || { say_fail \
             "$k starts only after spin_legacy_kernel (on stream 0) has ended" \
             "$k started $(awk -v d="$(start_after_end spin_legacy_kernel "$k")" 'BEGIN { printf "%.3f ms before", -d }') it ended, on $(stream_words "$(tq main streams "kernel:$k")")" \
@@ -204,7 +204,7 @@ start_after_end() {
     local k fig said traced gap
     for k in nonblocking blocking per_thread; do
         fig=waited_$k
-        said=$(need_figure main "$fig") || return 1
+        need_figure_in said main "$fig" || return 1
         need_kernel "spin_${k}_kernel" || return 1
         traced=0
         [ "$(tq main order kernel:spin_legacy_kernel "kernel:spin_${k}_kernel")" = before ] && traced=1
@@ -548,7 +548,7 @@ waits_hint() {
     draw_on_fail main "${THREADS[@]}"
     local waits dev bad seen
     waits=$(thread_waits)
-    dev=$(tq main count api:cudaDeviceSynchronize "${THREADS[@]}")
+    tq_in dev main count api:cudaDeviceSynchronize "${THREADS[@]}"
     bad=$(awk -F'\t' '$2 == 0' <<<"$waits" | head -n 1)
     [ -z "$bad" ] && [ "$dev" = 0 ] && return 0
     seen=$(awk -F'\t' '{ printf "%sthread %s waited for %s", (NR > 1 ? "; " : ""), $1, $4 }' <<<"$waits")
@@ -567,7 +567,7 @@ waits_hint() {
     need_trace main
     draw_on_fail main "${PIPE[@]}"
     local n what
-    n=$(tq main count gpu --stream default "${PIPE[@]}")
+    tq_in n main count gpu --stream default "${PIPE[@]}"
     what=$(tq main list gpu --stream default "${PIPE[@]}" | cut -f 4 | sort | uniq -c |
         awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
     [ "$n" = 0 ] || say_fail \
@@ -581,7 +581,7 @@ waits_hint() {
     need_trace main
     draw_on_fail main "${PIPE[@]}"
     local ov ms f
-    ov=$(tq main overlap copy kernel "${PIPE[@]}")
+    tq_in ov main overlap copy kernel "${PIPE[@]}"
     ms=$(cut -d ' ' -f 1 <<<"$ov") f=$(cut -d ' ' -f 2 <<<"$ov")
     is_true 'ms > 0 && f >= 0.05' ms="${ms:-0}" f="${f:-0}" || say_fail \
         "copies running while kernels run, in the pipeline (at least 5% of the copy time)" \

@@ -145,7 +145,7 @@ your_run() {
     need_run main
     local k v
     for k in pageable_call_ms pinned_call_ms sync_before_ms sync_after_ms sync_neither_ms sync_both_ms event_ms; do
-        v=$(need_figure main "$k") || return 1
+        need_figure_in v main "$k" || return 1
         is_true 'v > 0' v="$v" || say_fail "$k above 0" "$k = $v" "keep the figure() lines as given"
     done
 }
@@ -208,7 +208,7 @@ copy_in() {
     for r in pageable_copy pinned_copy sync_before sync_after sync_neither sync_both; do
         fig=${r/_copy/_call}_ms
         draw_on_fail main --window "nvtx:$r"
-        p=$(need_figure main "$fig") || return 1
+        need_figure_in p main "$fig" || return 1
         read -r a n d <<<"$(queued "$r" | awk -F'\t' '$1 == "R" { d = $3 - $2 } $1 == "A" { a = $3 - $2; n = $4 }
             END { print (a == "" ? 0 : a), (n == "" ? 0 : n), d }')"
         [ -n "$d" ] || { say_fail "an NVTX range \"$r\"" "none" "keep part 1 and part 3's ranges as given"; return 1; }
@@ -453,7 +453,7 @@ copies_overlap() {
 # queued in "side_stream"): one `order` question a batch, for ask
 batch_questions() {
     local b n c k
-    n=$(tq main count nvtx:batch)
+    tq_in n main count nvtx:batch
     c=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $7 }')
     for ((b = 1; b <= n; b++)); do
         k=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $5; exit }')
@@ -534,7 +534,7 @@ batch_questions() {
     need_trace main
     local b n ks miss=""
     draw_on_fail main --window nvtx:side_stream+gpu
-    n=$(tq main count nvtx:batch)
+    tq_in n main count nvtx:batch
     [ "$n" -ge 2 ] || { say_fail "two or more NVTX ranges \"batch\"" "$n" "keep part 2's loop as given"; return 1; }
     for ((b = 2; b <= n; b++)); do
         ks=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $4; exit }')
@@ -579,7 +579,7 @@ batch_questions() {
 # same_gpu_time in lib/checks.bash); a misplaced event is misplaced in every run.
 event_time() {
     local v head k lo hi work range order wait w
-    v=$(need_figure "$1" event_ms) || return "$HOPELESS"
+    need_figure_in v "$1" event_ms || return "$HOPELESS"
     IFS=$'\t' read -r head order wait <<<"$(timing_in "$1" events)"
     read -r k lo hi work range <<<"$head"
     [ -n "$k" ] && [ "$lo" != - ] || { say_fail \

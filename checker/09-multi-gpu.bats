@@ -171,7 +171,7 @@ gpu_spans() {
 # that timed one exchange of each)
 rep_of() {
     local k
-    k=$(figure "$1" "${2}_rep")
+    figure_in k "$1" "${2}_rep"
     k=${k%%.*}
     [[ "$k" =~ ^[1-9][0-9]*$ ]] || k=1
     echo "$k"
@@ -201,8 +201,8 @@ copies() {
 # went, in words: "2 staged through host memory", "1 direct, 1 staged..."
 how_copied() {
     local d h
-    d=$(tq "$1" count p2p:direct --window "nvtx:$2")
-    h=$(tq "$1" count p2p:host --window "nvtx:$2")
+    tq_in d "$1" count p2p:direct --window "nvtx:$2"
+    tq_in h "$1" count p2p:host --window "nvtx:$2"
     echo "${d:-0} straight from GPU to GPU, ${h:-0} staged through host memory"
 }
 
@@ -302,8 +302,8 @@ elsewhere_kernels() {
     need_trace main
     draw_on_fail main "${LASTPIPE[@]}"
     local g n bad="" want per_stream streams chunks kinds
-    chunks=$(need_figure main chunks) || return 1
-    streams=$(need_figure main streams) || return 1
+    need_figure_in chunks main chunks || return 1
+    need_figure_in streams main streams || return 1
     chunks=${chunks%%.*} streams=${streams%%.*}
     per_stream=$((streams < chunks ? streams : chunks))
     kinds=$(tq main streams gpu "${LASTPIPE[@]}" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
@@ -314,7 +314,7 @@ elsewhere_kernels() {
         return 1; }
     for ((g = 0; g < $(gpus main); g++)); do
         want=$(( $(slices_on main "$g") * chunks ))
-        n=$(tq main count kernel --device "$g" "${LASTPIPE[@]}")
+        tq_in n main count kernel --device "$g" "${LASTPIPE[@]}"
         [ "$n" = "$want" ] || bad+="${bad:+; }GPU $g ran $n kernels, not $want"
         n=$(tq main streams kernel --device "$g" "${LASTPIPE[@]}" | wc -l)
         want=$(( $(slices_on main "$g") * per_stream ))
@@ -427,7 +427,7 @@ near_bound() {
             "an event records the work queued in its stream before cudaEventRecord: record \`made\` after the producer's launch, then let s_cons wait for it (TODO 3)"
         return 1
     fi
-    order=$(tq main order kernel:produce_kernel kernel:consume_kernel "${EVENT[@]}")
+    tq_in order main order kernel:produce_kernel kernel:consume_kernel "${EVENT[@]}"
     [ "$order" = before ] || say_fail \
         "consume_kernel (and the copy before it in s_cons) starting after produce_kernel ended" \
         "they overlapped: $(tq main list kernel "${EVENT_GPU[@]}" | awk -F'\t' '{ printf "%s%s %.3f-%.3f ms on GPU %s", (NR > 1 ? ", " : ""), $6, $1, $2, $9 }')" \
@@ -589,8 +589,8 @@ on_other_gpus_stream() {
         [ -n "$bytes" ] || { say_fail "a copy between the GPUs in the range \"$r\"" "none" \
             "exchange() copies each side's numbers to the other (TODO 4)"; return 1; }
         for dir in 0to1 1to0; do
-            ms=$(need_figure main "${r}_${dir}_ms") || return 1
-            gbps=$(need_figure main "${r}_${dir}_gbps") || return 1
+            need_figure_in ms main "${r}_${dir}_ms" || return 1
+            need_figure_in gbps main "${r}_${dir}_gbps" || return 1
             want=$(awk -v b="$bytes" -v t="$ms" 'BEGIN { if (t > 0) printf "%.4f", b / (t * 1e6) }')
             is_true 'g >= w * 0.998 - 0.0002 && g <= w * 1.002 + 0.0002' g="$gbps" w="${want:-0}" || {
                 say_fail "${r}_${dir}_gbps = $bytes bytes / ${r}_${dir}_ms / 1e6 = $want GB/s" \
@@ -619,7 +619,7 @@ on_other_gpus_stream() {
     need_trace main
     need_gpus 2
     local on d n
-    on=$(figure main peer_access)
+    figure_in on main peer_access
     [ "${on%%.*}" != 0 ] || skip "needs 2 GPUs that can reach each other's memory: on this machine cudaDeviceCanAccessPeer says GPUs 0 and 1 cannot"
     draw_on_fail main "${DIRECT[@]}"
     d=$(tq main count p2p:direct "${DIRECT[@]}") n=$(ranges_of main direct)

@@ -142,8 +142,8 @@ count_calls() {
     check_verified main "RESULT: verified every result of every part that was run" WRONG \
         "read what the part that is WRONG says: a graph replays what was captured, with the arguments of the capture" || return 1
     local want right
-    want=$(need_figure main fork_replays) || return 1
-    right=$(need_figure main fork_replays_right) || return 1
+    need_figure_in want main fork_replays || return 1
+    need_figure_in right main fork_replays_right || return 1
     is_true 'r == w' r="$right" w="$want" || say_fail "fork_replays_right = $want" \
         "fork_replays_right = $right" "a replay read too early is wrong: wait for the replay (TODO 7)"
 }
@@ -399,7 +399,7 @@ copy_streams() {
     need_run main
     need_trace main
     local o n e
-    n=$(tq main count d2h --window nvtx:update+gpu)
+    tq_in n main count d2h --window nvtx:update+gpu
     draw_on_fail main --window nvtx:update+gpu
     e=$(copy_streams main)
     [ -z "$e" ] || say_fail \
@@ -419,8 +419,8 @@ copy_streams() {
     need_run main
     need_trace main
     local k n launches graphs
-    k=$(need_figure main iterations) || return 1
-    n=$(need_figure main kernels) || return 1
+    need_figure_in k main iterations || return 1
+    need_figure_in n main kernels || return 1
     k=${k%%.*} n=${n%%.*}
     draw_on_fail main --window nvtx:stream_loop
     launches=$(count_calls main '^cudaLaunchKernel' --window nvtx:stream_loop)
@@ -435,7 +435,7 @@ copy_streams() {
     need_run main
     need_trace main
     local k launches kernels captures inst
-    k=$(need_figure main iterations) || return 1
+    need_figure_in k main iterations || return 1
     k=${k%%.*}
     draw_on_fail main --window nvtx:graph_loop
     launches=$(count_calls main '^cudaGraphLaunch' --window nvtx:graph_loop)
@@ -498,8 +498,8 @@ replays_of() {
     need_run main
     need_trace main
     local k n captured reps count bad
-    k=$(need_figure main iterations) || return 1
-    n=$(need_figure main kernels) || return 1
+    need_figure_in k main iterations || return 1
+    need_figure_in n main kernels || return 1
     k=${k%%.*} n=${n%%.*}
     draw_on_fail main --window nvtx:capture --window 'nvtx:graph_loop+gpu'
     captured=$(count_calls main '^cudaLaunchKernel' --window nvtx:capture)
@@ -537,8 +537,8 @@ replays_of() {
 # RUN comes last: second_chance gives it.
 loop_time() {
     local name=$1 fig=$2 run=$3 k us span last d
-    k=$(figure "$run" iterations)
-    us=$(figure "$run" "$fig")
+    figure_in k "$run" iterations
+    figure_in us "$run" "$fig"
     span=$(tq "$run" list "nvtx:$name" | awk -F'\t' 'NR == 1 { print $1, $2 }')
     last=$(tq "$run" list kernel --window "nvtx:$name+gpu" | awk -F'\t' '$2 + 0 > e { e = $2 + 0 } END { print e + 0 }')
     [ -n "$span" ] && [ -n "$us" ] && [ -n "$k" ] || {
@@ -596,8 +596,8 @@ branches() {
     shift
     ov=$(tq "$run" overlap kernel:branch_a kernel:branch_b "$@" |
         awk '{ print ($2 > $3 ? $2 : $3) }')
-    a=$(tq "$run" order kernel:branch_a kernel:join "$@") || true
-    b=$(tq "$run" order kernel:branch_b kernel:join "$@") || true
+    tq_in a "$run" order kernel:branch_a kernel:join "$@" || true
+    tq_in b "$run" order kernel:branch_b kernel:join "$@" || true
     echo "${ov:-0} ${a:-missing} ${b:-missing}"
 }
 
@@ -606,7 +606,7 @@ branches() {
 fork_runs() {
     local r n
     echo "streams $(branches "$1" --window 'nvtx:fork_stream+gpu')"
-    n=$(tq "$1" count nvtx:replay)
+    tq_in n "$1" count nvtx:replay
     for r in $(seq 1 "$n"); do
         echo "replay_$r $(branches "$1" --window "nvtx:replay#$r+gpu")"
     done
@@ -616,7 +616,7 @@ fork_runs() {
     need_run main
     need_trace main
     local runs bad want
-    want=$(need_figure main fork_replays) || return 1
+    need_figure_in want main fork_replays || return 1
     want=${want%%.*}
     draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay+gpu'
     runs=$(fork_runs main)
@@ -637,7 +637,7 @@ fork_runs() {
     # the capture of the fork and join must have ended, and its replays run
     end=$(tq main returned api:cudaStreamEndCapture --window nvtx:fork_capture | cut -f 12 | head -n 1)
     [ "${end:-0}" = 0 ] || bad+="${bad:+; }the capture's cudaStreamEndCapture returned $end ($(err_name "$end"))"
-    want=$(figure main fork_replays)
+    figure_in want main fork_replays
     reps=$(awk '/^replay_/ { n++ } END { print n + 0 }' <<<"$runs")
     [ "$reps" = "${want%%.*}" ] ||
         bad+="${bad:+; }$reps replays of ${want:-(no figure fork_replays)}"
@@ -653,7 +653,7 @@ fork_runs() {
 # one graph id: "replay K: WHAT".
 fork_nodes() {
     local r n
-    n=$(tq "$1" count nvtx:replay)
+    tq_in n "$1" count nvtx:replay
     for r in $(seq 1 "$n"); do
         tq "$1" graph gpu --window "nvtx:replay#$r+gpu" | awk -F'\t' -v r="$r" "$WHAT_AWK"'
             { c[what()]++; g[$(NF - 2)] = 1 }
@@ -671,7 +671,7 @@ fork_nodes() {
     need_run main
     need_trace main
     local o n
-    n=$(tq main count nvtx:replay)
+    tq_in n main count nvtx:replay
     draw_on_fail main --window nvtx:fork_stream+gpu --window 'nvtx:replay#1+gpu'
     o=$(fork_nodes main)
     [ "$n" -ge 1 ] && [ -z "$o" ] || say_fail \
@@ -689,7 +689,7 @@ fork_nodes() {
     need_run main
     need_trace main
     local n $SETTLED_FIELDS
-    n=$(tq main count nvtx:read)
+    tq_in n main count nvtx:read
     draw_on_fail main --window 'nvtx:replay#1+gpu' --window 'nvtx:read#1'
     [ "$n" -ge 1 ] || say_fail "each NVTX range \"read\" begins after the host waited for its replay" \
         "no range \"read\"" "keep part 2's replays as given: each is read in a range \"read\""
@@ -714,11 +714,11 @@ fork_nodes() {
 # the program printed FIGURE = the call's code and END_FIGURE = the end's.
 pitfall() {
     local run=$1 range=$2 re=$3 fig=$4 endfig=$5 calls got gotend code endcode
-    calls=$(tq "$run" returned api --window "nvtx:$range") || true
+    tq_in calls "$run" returned api --window "nvtx:$range" || true
     code=$(awk -F'\t' -v re="$re" '$6 ~ re { print $12; exit }' <<<"$calls")
     endcode=$(awk -F'\t' '$6 ~ /^cudaStreamEndCapture/ { print $12; exit }' <<<"$calls")
-    got=$(figure "$run" "$fig")
-    gotend=$(figure "$run" "$endfig")
+    figure_in got "$run" "$fig"
+    figure_in gotend "$run" "$endfig"
     grep -q $'\tcudaStreamBeginCapture' <<<"$calls" && [ -n "$code" ] || {
         echo "in \"$range\": $(grep -q $'\tcudaStreamBeginCapture' <<<"$calls" && echo "a capture, but no call matching $re" || echo "no capture begun")"; return 0; }
     [ "$code" != 0 ] || { echo "in \"$range\": the call returned cudaSuccess"; return 0; }
@@ -747,7 +747,7 @@ pitfall() {
     need_trace main
     local calls begins inst sets launches graphs
     draw_on_fail main --window nvtx:update
-    calls=$(tq main list api --window nvtx:update) || true
+    tq_in calls main list api --window nvtx:update || true
     begins=$(awk -F'\t' '$6 ~ /^cudaStreamBeginCapture/ { n++ } END { print n + 0 }' <<<"$calls")
     inst=$(awk -F'\t' '$6 ~ /^cudaGraphInstantiate/ { n++ } END { print n + 0 }' <<<"$calls")
     sets=$(awk -F'\t' '$6 ~ /^cudaGraphExec(KernelNodeSetParams|NodeSetParams|Update)/ { n++ } END { print n + 0 }' <<<"$calls")
@@ -775,7 +775,7 @@ pitfall() {
 your_run() {
     your_run_ok main || return 0
     local k
-    k=$(figure main iterations)
+    figure_in k main iterations
     your_fig speedup "$(ratio "$(figure main stream_us)" "$(figure main graph_us)")" x \
         "host time per iteration, stream loop / graph loop"
     your_fig stream_us "$(figure main stream_us)" us \

@@ -210,8 +210,8 @@ launch() {
     shift
     while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
-    mkdir -p "$RUNS"
-    rm -f "$RUNS/$name.probe"
+    [ -d "$RUNS" ] || mkdir -p "$RUNS"
+    [ ! -e "$RUNS/$name.probe" ] || rm -f "$RUNS/$name.probe"
     if [ -n "${GRADE_DOOR:-}" ]; then
         door_run "$name" "${envs[@]}" -- "$@"
         return 0
@@ -577,31 +577,45 @@ need_run() {
 }
 
 # figure NAME KEY: the value the program printed as "KEY = value" (or nothing).
-# The first "KEY = value" of each KEY is kept (RUN.out.figures, run_kept) and
-# read with no process; a run that printed more than 2000 such keys is read
-# with awk each time.
 figure() {
-    local k v
-    if run_kept "$RUNS/$1.out" figures awk '$2 == "=" && !($1 in seen) { seen[$1]; print $1, $3; if (++n > 2000) exit 3 }' \
-        "$RUNS/$1.out" >/dev/null; then
-        while read -r k v; do
-            [ "$k" = "$2" ] && { printf '%s\n' "$v"; return 0; }
-        done <"$RUNS/$1.out.figures"
+    local _f=""
+    figure_in _f "$1" "$2" || return
+    [ -z "$_f" ] || printf '%s\n' "$_f"
+}
+
+# figure_in VAR NAME KEY: VAR = figure NAME KEY, in this shell. The first
+# "KEY = value" of each KEY is kept (RUN.out.figures, run_kept) and read with
+# no process; a run that printed more than 2000 such keys is read with awk
+# each time.
+figure_in() {
+    local -n _fi_v=$1
+    local _fi_k _fi_x
+    _fi_v=""
+    if run_kept "$RUNS/$2.out" figures awk '$2 == "=" && !($1 in seen) { seen[$1]; print $1, $3; if (++n > 2000) exit 3 }' \
+        "$RUNS/$2.out" >/dev/null; then
+        while read -r _fi_k _fi_x; do
+            [ "$_fi_k" = "$3" ] && { _fi_v=$_fi_x; return 0; }
+        done <"$RUNS/$2.out.figures"
         return 0
     fi
-    awk -v k="$2" '$1 == k && $2 == "=" { print $3; exit }' "$RUNS/$1.out"
+    _fi_v=$(awk -v k="$3" '$1 == k && $2 == "=" { print $3; exit }' "$RUNS/$2.out")
 }
 
 # need_figure NAME KEY: like figure, but fails the check when it is missing.
 need_figure() {
     local v
-    v=$(figure "$1" "$2")
-    if [ -z "$v" ]; then
-        say_fail "a line \"$2 = <number>\" in the output" "no such line" \
-            "keep the lab_figure(\"$2\", ...) call that prints it" >&2
+    need_figure_in v "$1" "$2" || return 1
+    echo "$v"
+}
+# need_figure_in VAR NAME KEY: VAR = need_figure NAME KEY, in this shell
+need_figure_in() {
+    local -n _nf_v=$1
+    figure_in "$1" "$2" "$3" || true
+    if [ -z "$_nf_v" ]; then
+        say_fail "a line \"$3 = <number>\" in the output" "no such line" \
+            "keep the lab_figure(\"$3\", ...) call that prints it" >&2
         return 1
     fi
-    echo "$v"
 }
 
 # gpus RUN: the GPUs run RUN used, as a lab of several GPUs prints them (its
@@ -667,6 +681,23 @@ tq() {
     return "$rc"
 }
 
+# tq_in VAR RUN QUESTION...: VAR = $(tq RUN QUESTION...) (its trailing
+# newlines dropped) and tq's status, in this shell: a kept answer is read
+# with no process.
+tq_in() {
+    local -n _tq_v=$1
+    local _tq_k _tq_c _tq_r
+    shift
+    q_key _tq_k "${*:2}"
+    _tq_c="$RUNS/$1.q/$_tq_k"
+    if [ ${#_tq_k} -le 200 ] && [ -f "$_tq_c.rc" ] && [ "$_tq_c.rc" -nt "$RUNS/$1.trace" ]; then
+        _tq_v=$(<"$_tq_c")
+        read -r _tq_r <"$_tq_c.rc"
+        return "$_tq_r"
+    fi
+    _tq_v=$(tq "$@")
+}
+
 # tq_ahead RUN: the questions on stdin (one a line, as tq takes them, its
 # words separated by one space) answered from one parse of RUN's trace
 # (`streamtrace query FILE -`) and kept where tq keeps its answers: a check
@@ -712,7 +743,13 @@ SETTLED_FIELDS="answer range how ms ref what st kind sync dev queued_ms ended_ms
 ask() {
     local name=$1 t0 rc=0 r q c out qs=() miss=() keys=() a=() i
     shift
-    mapfile -t qs < <(printf '%s\n' "$@" | sed '/^[[:space:]]*$/d')
+    # the questions a line, blank lines left out (split by bash: no process)
+    local - ifs=$IFS
+    set -f
+    IFS=$'\n'
+    for q in $*; do [[ $q == *[![:space:]]* ]] && qs+=("$q"); done
+    IFS=$ifs
+    set +f
     [ ${#qs[@]} -gt 0 ] || return 0
     for q in "${qs[@]}"; do
         q_key c "$q"
