@@ -864,6 +864,37 @@ PY
     grep -qE 'hint: *thread [23] waited for the legacy default stream \(cudaStreamSynchronize\(0\), or cudaStreamLegacy\): .*cudaStreamSynchronize\(cudaStreamPerThread\) \(TODO 3\)$' "$BATS_TEST_TMPDIR/$v.log"
 }
 
+# late_blocking_07 DIR: in DIR, lab 07's mutant whose "blocking" stream is
+# non-blocking (kinds-both-nonblocking), in a run where its kernel happened
+# to start 10 us after the legacy kernel ended (a busy GPU, a slow launch):
+# spin_blocking_kernel moved, its length kept.
+late_blocking_07() {
+    local r="$KIT_ROOT/checker/tests/fixtures/replays/07-default-streams/mut-kinds-both-nonblocking"
+    derived "$r" "$1"
+    python3 - "$r/r.trace" "$1/r.trace" <<'PY'
+import sys
+rec = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')]
+kern = lambda name: next(f for f in rec if f[0] == 'kernel' and f[-1].startswith(name + '('))
+legacy, blocking = kern('spin_legacy_kernel'), kern('spin_blocking_kernel')
+n = int(blocking[2]) - int(blocking[1])
+blocking[1] = str(int(legacy[2]) + 10000)
+blocking[2] = str(int(blocking[1]) + n)
+open(sys.argv[2], 'w').write('\n'.join('\t'.join(f) for f in rec))
+PY
+}
+
+@test "lab 07: a kernel on a non-blocking stream that happened to start after the legacy kernel ended still fails the legacy stream's wait: nothing ordered it" {
+    local v=07-default-streams/late-blocking d="$BATS_TEST_TMPDIR/late-blocking" check
+    check=$(expected_check "$KIT_ROOT/checker/tests/mutants/07-default-streams/kinds-both-nonblocking.patch")
+    late_blocking_07 "$d"
+    # the GPU's schedule: in order
+    [ "$(q "$d" r order kernel:spin_legacy_kernel kernel:spin_blocking_kernel)" = before ]
+    REPLAY_DIR="$d" replay_check "$v" "$check"
+    cat "$BATS_TEST_TMPDIR/$v.log"
+    tap_failed "$(tap_of "$v")" "$check"
+    grep -qE 'seen: *not ordered by the program \(in this run it came out in order\): nothing orders kernel:spin_blocking_kernel after kernel:spin_legacy_kernel; in this run it started 0\.0099[0-9]* ms after the other ended; it ran on a created non-blocking stream \([0-9]+\)$' "$BATS_TEST_TMPDIR/$v.log"
+}
+
 # early_clear_07 DIR US: in DIR, a run of lab 07's solution whose first
 # clear of part 3's pipeline CUPTI stamped US microseconds before the
 # range "part3_pipeline" began, as it did once grading a class of 100 on
@@ -1272,7 +1303,7 @@ scenario_not_ok() { grep -q "^not ok [0-9]* scenario $2:" "$(tap_of "06-lifetime
 # Lab 10's recorded runs (checker/tests/gpu-lab-10.sh) keep the solution,
 # the starter and two mutants (a trace is 2.8 MB). Each other mistake is
 # tested on runs MADE by fixtures/learn/make-10-graphs.py: a model of the solution's
-# calls, NVTX ranges and GPU records in format 4, with made-up times, and of
+# calls, NVTX ranges and GPU records in format 5, with made-up times, and of
 # each mutant's mistake. They test the checker's logic, never a GPU.
 
 # made_10 VARIANT: make the run VARIANT (a mistake the model knows) and
@@ -1320,6 +1351,18 @@ made_10_fail() {
     made_10_fail kernel-outside-capture:kernel-outside-capture
     grep -q 'seen: *31$' "$BATS_TEST_TMPDIR/10-graphs/made-kernel-outside-capture.log"
     grep -q 'hint: .*before the capture runs once.*' "$BATS_TEST_TMPDIR/10-graphs/made-kernel-outside-capture.log"
+}
+
+@test "lab 10, made runs: a join event recorded before branch B fails the join's check, though this run's GPU started the join after both branches ended" {
+    local check
+    check=$(expected_check "$KIT_ROOT/checker/tests/mutants/10-graphs/join-event-before-branch.patch")
+    made_10 join-before-branch-won
+    cat "$BATS_TEST_TMPDIR/10-graphs/made-join-before-branch-won.log"
+    tap_failed "$(tap_of 10-graphs/made-join-before-branch-won)" "$check"
+    grep -q 'seen: *streams: branch A before, branch B not ordered by the program before (in this run it ran before) the join$' \
+        "$BATS_TEST_TMPDIR/10-graphs/made-join-before-branch-won.log"
+    # the one check it fails: its results are right, its replays too
+    [ "$(grep -c '^not ok' "$(tap_of 10-graphs/made-join-before-branch-won)")" = 1 ]
 }
 
 @test "lab 10, made runs: every other modelled mistake fails the check its mutant names" {
