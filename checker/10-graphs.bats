@@ -607,12 +607,19 @@ branches() {
 # fork and join's run on the streams comes first), "before" where the
 # program ordered the join after BRANCH (streamtrace ask: stream order,
 # the event and the wait), else ask's word: observed-only (this run's
-# schedule only), not-ordered, unknown, none.
+# schedule only), not-ordered, unknown, none. A recording older than
+# format 5 ties no wait to its event record (the kit's kept runs of 2026-11;
+# its trace tool writes format 6): there, the order the GPU showed, as
+# this check judged before.
 joined() {
     local a
     a=$(ask "$1" "order kernel:$2#1 kernel:join#1") || true
-    a=${a%%$'\t'*}
-    [ "$a" = guaranteed ] && echo before || echo "${a:-none}"
+    case $a in
+        guaranteed*) echo before ;;
+        unknown*"older than format 5"*)
+            tq "$1" order "kernel:$2" kernel:join --window 'nvtx:fork_stream+gpu' || true ;;
+        *) a=${a%%$'\t'*}; echo "${a:-none}" ;;
+    esac
 }
 
 # fork_runs RUN: one line per run of the fork and join: "NAME OVERLAP A B"
