@@ -76,37 +76,59 @@ EOF
 #   P  END SINCE                 each GPU record queued before the range that
 #                                ended after it began (work still running):
 #                                its end, and how long after the range began
-# Nothing when there is no such range.
+# Nothing when there is no such range. Every range of the run is answered in
+# one pass and kept (RUN.trace.queued, queued_all): a check reads its lines
+# with bash alone.
 queued() {
-    records "${QUEUED_RUN:-main}" "nvtx:$1" api kernel copy event | awk -F'\t' -v k="${2:-1}" '
-        $4 == "nvtx" { rs[++nr] = $1 + 0; re[nr] = $2 + 0; rth[nr] = $10 }
+    local run=${QUEUED_RUN:-main} p="$1"$'\t'"${2:-1}"$'\t' line lines=()
+    local f="$RUNS/$run.trace.queued"
+    if [ -f "$f.rc" ] && [ "$f.rc" -nt "$RUNS/$run.trace" ]; then
+        mapfile -t lines <"$f"
+    else
+        mapfile -t lines < <(run_kept "$RUNS/$run.trace" queued queued_all "$run")
+    fi
+    for line in "${lines[@]}"; do
+        [[ $line == "$p"* ]] && printf '%s\n' "${line#"$p"}"
+    done
+    return 0
+}
+
+# queued_all RUN: queued's lines for every NVTX range of RUN, each after its
+# range's name and number (by start: the Kth of that name), sorted as queued
+# prints them
+queued_all() {
+    records "$1" nvtx api kernel copy event | awk -F'\t' '
+        $4 == "nvtx" { rs[++nr] = $1 + 0; re[nr] = $2 + 0; rth[nr] = $10; rn[nr] = $6 }
         $4 == "api" { as[$11] = $1 + 0; ae[$11] = $2 + 0; ath[$11] = $10; an[$11] = $6 }
         $4 == "kernel" { g[++ng] = "K"; gs[ng] = $1 + 0; ge[ng] = $2 + 0; gst[ng] = $5; gc[ng] = $11 }
         $4 == "copy" { g[++ng] = "C"; gs[ng] = $1 + 0; ge[ng] = $2 + 0; gst[ng] = $5; gx[ng] = $6 "\t" $8; gc[ng] = $11 }
         $4 == "event" { g[++ng] = "E"; gs[ng] = $1 + 0; gst[ng] = $5; gc[ng] = $11 }
         END {
-            # the Kth range of that name by start
-            for (i = 1; i <= nr; i++) { o = 1; for (j = 1; j <= nr; j++) if (rs[j] < rs[i] || (rs[j] == rs[i] && j < i)) o++; if (o == k) r = i }
-            if (r == "") exit
-            r0 = rs[r]; r1 = re[r]
-            printf "R\t%.6f\t%.6f\n", r0, r1
-            n = 0
-            for (c in as) if (ath[c] == rth[r] && as[c] >= r0 && ae[c] <= r1) {
-                inr[c] = 1; n++
-                if (a0 == "" || as[c] < a0) a0 = as[c]
-                if (a1 == "" || ae[c] > a1) a1 = ae[c]
+            for (r = 1; r <= nr; r++) {
+                # its number among the ranges of its name, by start
+                k = 1
+                for (j = 1; j <= nr; j++) if (rn[j] == rn[r] && (rs[j] < rs[r] || (rs[j] == rs[r] && j < r))) k++
+                h = rn[r] "\t" k "\t"
+                r0 = rs[r]; r1 = re[r]
+                printf "%sR\t%.6f\t%.6f\n", h, r0, r1
+                n = 0; a0 = ""; a1 = ""; delete inr
+                for (c in as) if (ath[c] == rth[r] && as[c] >= r0 && ae[c] <= r1) {
+                    inr[c] = 1; n++
+                    if (a0 == "" || as[c] < a0) a0 = as[c]
+                    if (a1 == "" || ae[c] > a1) a1 = ae[c]
+                }
+                if (n) printf "%sA\t%.6f\t%.6f\t%d\n", h, a0, a1, n
+                for (i = 1; i <= ng; i++) {
+                    c = gc[i]
+                    if (c in inr) {
+                        if (g[i] == "K") printf "%sK\t%.6f\t%.6f\t%s\t%s\n", h, gs[i], ge[i], gst[i], c
+                        if (g[i] == "C") printf "%sC\t%.6f\t%.6f\t%s\t%s\t%s\n", h, gs[i], ge[i], gx[i], gst[i], c
+                        if (g[i] == "E") printf "%sE\t%.6f\t%s\n", h, gs[i], gst[i]
+                    } else if (g[i] != "E" && (c in as) && as[c] < r0 && ge[i] > r0)
+                        printf "%sP\t%.6f\t%.6f\n", h, ge[i], (ge[i] - r0)
+                }
             }
-            if (n) printf "A\t%.6f\t%.6f\t%d\n", a0, a1, n
-            for (i = 1; i <= ng; i++) {
-                c = gc[i]
-                if (c in inr) {
-                    if (g[i] == "K") printf "K\t%.6f\t%.6f\t%s\t%s\n", gs[i], ge[i], gst[i], c
-                    if (g[i] == "C") printf "C\t%.6f\t%.6f\t%s\t%s\t%s\n", gs[i], ge[i], gx[i], gst[i], c
-                    if (g[i] == "E") printf "E\t%.6f\t%s\n", gs[i], gst[i]
-                } else if (g[i] != "E" && (c in as) && as[c] < r0 && ge[i] > r0)
-                    printf "P\t%.6f\t%.6f\n", ge[i], (ge[i] - r0)
-            }
-        }' | sort -t $'\t' -k1,1 -k2,2g
+        }' | sort -t $'\t' -k1,1 -k2,2n -k3,3 -k4,4g
 }
 
 # stream_kind ID [RUN]: "KIND SYNC" of the stream ID, as the trace of RUN
