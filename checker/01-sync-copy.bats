@@ -77,7 +77,7 @@ your_run() {
 @test "it runs to the end and exits 0" {
     need_run main
     local rc
-    rc=$(rc_of main)
+    rc_in rc main
     [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
         "the program $(describe_exit "$rc"): $(cat "$RUNS/main.err" <(grep '^RESULT' "$RUNS/main.out") | head -n 1)" \
         "a CUDA error names the file:line and the call; a wrong result is the next check"

@@ -47,7 +47,9 @@ setup_file() {
     run_beside nodev --env CUDA_VISIBLE_DEVICES= --
     run_lab main --trace
     runs_done
-    if [ "$(rc_of main)" != 77 ]; then
+    local rc
+    rc_in rc main
+    if [ "$rc" != 77 ]; then
         # one run of the four scenarios under the stress tool, beside the
         # sanitizer's (both are judged by their results, which another
         # program on the GPU cannot change); then each scenario it did not
@@ -80,7 +82,9 @@ stress_held() { grep -q '^stress: summary: gated=[1-9]' "$RUNS/$1.err" 2>/dev/nu
 # verified its result, with the digest of the right one. Says nothing.
 stress_verified() {
     built_ok || return 1
-    case $(rc_of "$1") in 0|1) ;; *) return 1 ;; esac
+    local rc
+    rc_in rc "$1"
+    case $rc in 0|1) ;; *) return 1 ;; esac
     ! grep -q '^TODO(' "$RUNS/$1.err" 2>/dev/null || return 1
     stress_held "$1" || return 1
     [[ $(scenario_line "$1" "$2" 2>/dev/null) == *": verified"* ]] || return 1

@@ -278,9 +278,20 @@ no_inherited_fds() {
     return 0
 }
 
-rc_of() { local rc=""; { read -r rc <"$RUNS/$1.rc"; } 2>/dev/null; echo "$rc"; }
+# rc_of RUN: run RUN's exit status (empty where it has none)
+rc_of() { local rc; rc_in rc "$1"; echo "$rc"; }
+# todo_in VAR RUN: VAR = the first "TODO(" line of RUN's stderr (a TODO the
+# program reached while still empty), else empty; kept as RUN.err.todo, so
+# that only the first check to ask starts a grep
+todo_in() {
+    local -n _td_v=$1
+    _td_v=""
+    run_kept "$RUNS/$2.err" todo grep -m 1 '^TODO(' "$RUNS/$2.err" >/dev/null || true
+    { IFS= read -r _td_v <"$RUNS/$2.err.todo"; } 2>/dev/null || true
+    return 0
+}
 # rc_in VAR RUN: VAR = rc_of RUN, in this shell
-rc_in() { printf -v "$1" '%s' ""; { read -r "$1" <"$RUNS/$2.rc"; } 2>/dev/null; return 0; }
+rc_in() { printf -v "$1" '%s' ""; { read -r "$1" <"$RUNS/$2.rc"; } 2>/dev/null || true; }
 
 # ------------------------------------------------------------ checks at once
 #
@@ -559,7 +570,7 @@ need_run() {
         skip "no CUDA device: $(head -n 1 "$RUNS/$name.err" |
             sed -e 's/^no usable CUDA device: //' -e 's/ (cudaError[A-Za-z]*)$//')"
     fi
-    todo=$(run_kept "$RUNS/$name.err" todo grep -m 1 '^TODO(' "$RUNS/$name.err") || true
+    todo_in todo "$name"
     # the reason is spelled out once; later checks refer to it
     if [ -n "$todo" ] || { [ "$rc" != 0 ] && [ "$rc" != 1 ]; }; then
         if [ -e "$RUNS/$name.told" ]; then
@@ -1052,7 +1063,7 @@ check_builds() {
 check_exits_ok() {
     local rc
     need_run "$1" || return 1
-    rc=$(rc_of "$1")
+    rc_in rc "$1"
     [ "$rc" = 0 ] || say_fail "exit status 0 (results verified)" \
         "${3:-}the program $(describe_exit "$rc" "$1"): $(grep -v '^ ' "$RUNS/$1.err" | head -n 1)" "$2"
 }
@@ -1108,7 +1119,7 @@ check_digests() {
 check_usage() {
     built_ok || { echo "not checked: the program did not build"; return 1; }
     local rc
-    rc=$(rc_of "$1")
+    rc_in rc "$1"
     [ "$rc" = 2 ] && grep -qi usage "$RUNS/$1.err" || say_fail \
         "exit status 2 and a usage line on stderr for $2" \
         "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/$1.err")" \
@@ -1119,7 +1130,7 @@ check_usage() {
 check_no_device() {
     built_ok || { echo "not checked: the program did not build"; return 1; }
     local rc
-    rc=$(rc_of nodev)
+    rc_in rc nodev
     [ "$rc" = 77 ] && grep -q 'no usable CUDA device' "$RUNS/nodev.err" || say_fail \
         "exit status 77 and 'no usable CUDA device: ...' with CUDA_VISIBLE_DEVICES=''" \
         "the program $(describe_exit "$rc"); stderr: $(head -n 1 "$RUNS/nodev.err")" \
@@ -1260,8 +1271,8 @@ your_fig() {
 # "# not measured: WHY" (run-checks says it) and return 1.
 your_run_ok() {
     local rc todo why=""
-    rc=$(rc_of "$1")
-    todo=$(grep -m 1 '^TODO(' "$RUNS/$1.err" 2>/dev/null) || true
+    rc_in rc "$1"
+    todo_in todo "$1"
     if ! built_ok; then
         why="the program did not build"
     elif [ "$rc" = 77 ]; then
