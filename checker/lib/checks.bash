@@ -64,7 +64,7 @@ step_done() {
 # status, which the checks read as their own), ahead of the runs.
 build_lab() {
     local rc=0 t0
-    mkdir -p "$RUNS"
+    [ -d "$RUNS" ] || mkdir -p "$RUNS"
     if [ -n "${GRADE_PREBUILT:-}" ] && [ -f "$GRADE_PREBUILT/build.rc" ]; then
         cp "$GRADE_PREBUILT/build.log" "$RUNS/build.log"
         cp "$GRADE_PREBUILT/build.rc" "$RUNS/build.rc"
@@ -89,7 +89,7 @@ built_ok() { local rc=""; { read -r rc <"$RUNS/build.rc"; } 2>/dev/null; [ "$rc"
 # is new every time, and the kit's digest tool knows what the results must be.
 lab_seed() {
     if [ ! -s "$RUNS/seed" ]; then
-        mkdir -p "$RUNS"
+        [ -d "$RUNS" ] || mkdir -p "$RUNS"
         echo "${LAB_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" >"$RUNS/seed.$BASHPID" &&
             mv -f "$RUNS/seed.$BASHPID" "$RUNS/seed"
     fi
@@ -117,7 +117,7 @@ run_lab() {
         esac
         shift
     done
-    mkdir -p "$RUNS"
+    [ -d "$RUNS" ] || mkdir -p "$RUNS"
     built_ok || return 0
     # how it was run, for rerun_lab
     local a
@@ -175,7 +175,7 @@ run_once() {
     [ -z "$queues" ] || runenv+=("CUDA_DEVICE_MAX_CONNECTIONS=$queues")
     local cmd=("$LAB_DIR/$PROG" "$@" --seed "$(lab_seed)")
     # without the trace tool the run goes on untraced: need_trace says why
-    rm -f "$RUNS/$name.trace"
+    [ ! -e "$RUNS/$name.trace" ] || rm -f "$RUNS/$name.trace"
     if [ "$trace" = 1 ] && [ -x "$STREAMTRACE" ]; then
         cmd=("$STREAMTRACE" run -o @OUT@/trace -- "${cmd[@]}")
     fi
@@ -217,7 +217,8 @@ launch() {
         return 0
     fi
     out="$RUNS/.out-$name"
-    rm -rf "$out" && mkdir -p "$out"
+    [ ! -e "$out" ] || rm -rf "$out"
+    mkdir -p "$out"
     ( no_inherited_fds
       exec env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "${@//@OUT@/$out}" ) \
         >"$RUNS/$name.out" 2>"$RUNS/$name.err" </dev/null &
@@ -716,13 +717,13 @@ tq_in() {
 # check reads the answers yet. A question no check asks costs a little of
 # that one process; one it asks that is not here is answered by tq.
 tq_ahead() {
-    local name=$1 t0 qs q k keys=""
-    qs=$(grep -v '^[[:space:]]*$' | sed 's/^[[:space:]]*//')
-    [ -n "$qs" ] && [ -f "$RUNS/$name.trace" ] && [ -x "$STREAMTRACE" ] || return 0
-    mkdir -p "$RUNS/$name.q" 2>/dev/null || return 0
-    while IFS= read -r q; do q_key k "$q"; keys+=$k$'\n'; done <<<"$qs"
+    local name=$1 t0 qs=() q k keys="" tab=$'\t'
+    questions_in qs
+    [ ${#qs[@]} -gt 0 ] && [ -f "$RUNS/$name.trace" ] && [ -x "$STREAMTRACE" ] || return 0
+    [ -d "$RUNS/$name.q" ] || mkdir -p "$RUNS/$name.q" 2>/dev/null || return 0
+    for q in "${qs[@]}"; do q_key k "$q"; keys+=$k$'\n'; done
     [ -z "${GRADE_STEPS:-}" ] || step_now t0
-    tr ' ' '\t' <<<"$qs" | "$STREAMTRACE" query "$RUNS/$name.trace" - 2>>"$RUNS/$name.tq.err" |
+    printf '%s\n' "${qs[@]// /$tab}" | "$STREAMTRACE" query "$RUNS/$name.trace" - 2>>"$RUNS/$name.tq.err" |
         awk -v dir="$RUNS/$name.q" -v keys="$keys" '
             BEGIN { n = split(keys, k, "\n") - 1
                     for (i = 1; i <= n; i++)
@@ -811,10 +812,25 @@ ask() {
 # answers: a check that asks one then starts no process. In setup_file,
 # after the run (tq_ahead's counterpart).
 ask_ahead() {
-    local qs
-    qs=$(sed 's/^[[:space:]]*//; /^$/d')
-    [ -n "$qs" ] && [ -f "$RUNS/$1.trace" ] && [ -x "$STREAMTRACE" ] || return 0
-    ask "$1" "$qs" >/dev/null 2>&1
+    local qs=() all
+    questions_in qs
+    [ ${#qs[@]} -gt 0 ] && [ -f "$RUNS/$1.trace" ] && [ -x "$STREAMTRACE" ] || return 0
+    printf -v all '%s\n' "${qs[@]}"
+    ask "$1" "$all" >/dev/null 2>&1
+    return 0
+}
+
+# questions_in ARRAY: the lines on stdin, each without its leading blanks,
+# blank lines left out (tq_ahead's and ask_ahead's questions; read by bash:
+# no process)
+questions_in() {
+    local -n _qi_a=$1
+    local _qi_q
+    _qi_a=()
+    while IFS= read -r _qi_q || [ -n "$_qi_q" ]; do
+        _qi_q=${_qi_q#"${_qi_q%%[![:space:]]*}"}
+        [ -z "$_qi_q" ] || _qi_a+=("$_qi_q")
+    done
     return 0
 }
 
