@@ -82,7 +82,7 @@ EOF
 queued() {
     local run=${QUEUED_RUN:-main} p="$1"$'\t'"${2:-1}"$'\t' line lines=()
     local f="$RUNS/$run.trace.queued"
-    if [ -f "$f.rc" ] && [ "$f.rc" -nt "$RUNS/$run.trace" ]; then
+    if kept_ok "$f" "$RUNS/$run.trace"; then
         mapfile -t lines <"$f"
     else
         mapfile -t lines < <(run_kept "$RUNS/$run.trace" queued queued_all "$run")

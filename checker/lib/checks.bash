@@ -356,22 +356,60 @@ put() {
 run_kept() {
     local src=$1 f="$1.$2" rc=0
     shift 2
-    if ! { [ -f "$f.rc" ] && [ "$f.rc" -nt "$src" ]; }; then
-        local part="$f.$BASHPID"    # (see kept)
-        "$@" >"$part" 2>/dev/null || rc=$?
-        [ "$rc" -le 1 ] || { rm -f "$part"; return "$rc"; }
-        keep_answer "$f" "$rc" "$part"
+    if kept_ok "$f" "$src"; then
+        put "$f"
+        read -r rc <"$f.rc"
+        return "$rc"
     fi
+    keep_out "$f" "$src" 1 "$@" 2>/dev/null
+}
+
+# Kept answers. A lab's checks run at once (CHECK_JOBS), each a process, and
+# ask the same: the first keeps its answer FILE, then its status FILE.rc,
+# and a check reads FILE only once it finds FILE.rc, not empty and newer than
+# the file the answer was made from (kept_ok FILE SRC: a run made again under
+# its name makes it again). Written by bash alone, no process (a process
+# costs 3-8 ms, and a lab's checks keep hundreds of answers): each file is
+# created only where it is not there (noclobber, which opens it O_EXCL), so
+# that one check writes it; a check that finds it being made makes its own
+# answer and keeps nothing. An answer older than its file is removed first.
+kept_ok() { [ -s "$1.rc" ] && [ "$1.rc" -nt "$2" ]; }
+
+# keep_out FILE SRC MAX CMD...: what CMD prints, kept as FILE with its status
+# (one above MAX is not kept), then printed; CMD's status.
+keep_out() {
+    local f=$1 src=$2 max=$3 fd="" rc=0
+    shift 3
+    [ ! -e "$f.rc" ] || [ "$f.rc" -nt "$src" ] || rm -f -- "$f" "$f.rc"
+    local -
+    set -C
+    { exec {fd}>"$f"; } 2>/dev/null || fd=""
+    set +C
+    if [ -z "$fd" ]; then   # (being made by another check)
+        "$@" || return
+        return 0
+    fi
+    "$@" >&"$fd" || rc=$?
+    exec {fd}>&-
+    if [ "$rc" -gt "$max" ]; then
+        rm -f -- "$f"
+        return "$rc"
+    fi
+    set -C
+    { echo "$rc" >"$f.rc"; } 2>/dev/null || true
     put "$f"
-    read -r rc <"$f.rc"
     return "$rc"
 }
 
-# keep_answer FILE RC PART: an answer made in PART (a name of this process's
-# own, beside FILE) kept as FILE, then its exit status RC as FILE.rc: the
-# answer first, so that a check that sees the status reads the whole answer.
-keep_answer() {
-    mv -f "$3" "$1" && echo "$2" >"$3" && mv -f "$3" "$1.rc"
+# keep_text FILE SRC RC TEXT: TEXT (with a newline) kept as FILE with its
+# status RC, as keep_out keeps an answer
+keep_text() {
+    [ ! -e "$1.rc" ] || [ "$1.rc" -nt "$2" ] || rm -f -- "$1" "$1.rc"
+    local -
+    set -C
+    { printf '%s\n' "$4" >"$1"; } 2>/dev/null || return 0
+    { echo "$3" >"$1.rc"; } 2>/dev/null || true
+    return 0
 }
 
 # rerun_lab NAME NEW: run the program again exactly as run NAME was (options,
@@ -675,17 +713,15 @@ tq() {
     shift
     q_key key "$*"
     c="$RUNS/$name.q/$key"
-    if [ ${#key} -le 200 ] && [ -f "$c.rc" ] && [ "$c.rc" -nt "$RUNS/$name.trace" ]; then
+    if [ ${#key} -le 200 ] && kept_ok "$c" "$RUNS/$name.trace"; then
         put "$c"
         read -r rc <"$c.rc"
         return "$rc"
     fi
     [ -z "${GRADE_STEPS:-}" ] || step_now t0
     if [ ${#key} -le 200 ] && { [ -d "$RUNS/$name.q" ] || mkdir -p "$RUNS/$name.q" 2>/dev/null; }; then
-        local part="$c.$BASHPID"    # (see kept)
-        "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" >"$part" || rc=$?
-        keep_answer "$c" "$rc" "$part"
-        put "$c"
+        keep_out "$c" "$RUNS/$name.trace" 255 \
+            "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" || rc=$?
     else
         "$STREAMTRACE" query "$RUNS/$name.trace" "$@" 2>>"$RUNS/$name.tq.err" || rc=$?
     fi
@@ -702,7 +738,7 @@ tq_in() {
     shift
     q_key _tq_k "${*:2}"
     _tq_c="$RUNS/$1.q/$_tq_k"
-    if [ ${#_tq_k} -le 200 ] && [ -f "$_tq_c.rc" ] && [ "$_tq_c.rc" -nt "$RUNS/$1.trace" ]; then
+    if [ ${#_tq_k} -le 200 ] && kept_ok "$_tq_c" "$RUNS/$1.trace"; then
         _tq_v=$(<"$_tq_c")
         read -r _tq_r <"$_tq_c.rc"
         return "$_tq_r"
@@ -768,7 +804,7 @@ ask() {
         [ ${#c} -le 200 ] || { keys=(); break; }
         c="$RUNS/$name.a/$c"
         keys+=("$c")
-        [ -f "$c.rc" ] && [ "$c.rc" -nt "$RUNS/$name.trace" ] || miss+=("$q")
+        kept_ok "$c" "$RUNS/$name.trace" || miss+=("$q")
     done
     [ -z "${GRADE_STEPS:-}" ] || step_now t0
     if [ ${#keys[@]} -eq 0 ]; then      # (a question too long to keep)
@@ -776,12 +812,14 @@ ask() {
         [ -z "${GRADE_STEPS:-}" ] || step_done trace-query "$name" "$t0"
         return "$rc"
     fi
+    local -A made=()
+    local tab=$'\t'
     if [ ${#miss[@]} -gt 0 ]; then
         out=$(printf '%s\n' "${miss[@]}" | "$STREAMTRACE" ask "$RUNS/$name.trace" - 2>>"$RUNS/$name.tq.err") || rc=$?
         [ -n "$out" ] && mapfile -t a <<<"$out"
         # (an answer a question: else the trace could not be read, and
         # what it said is on stderr)
-        [ ${#a[@]} -eq ${#miss[@]} ] && mkdir -p "$RUNS/$name.a" 2>/dev/null || {
+        [ ${#a[@]} -eq ${#miss[@]} ] && { [ -d "$RUNS/$name.a" ] || mkdir -p "$RUNS/$name.a" 2>/dev/null; } || {
             [ -z "$out" ] || printf '%s\n' "$out"
             [ -z "${GRADE_STEPS:-}" ] || step_done trace-query "$name" "$t0"
             return "$rc"
@@ -792,16 +830,21 @@ ask() {
             c="$RUNS/$name.a/$c"
             r=0
             [[ ${a[$i]} == error* ]] && r=2
-            local part="$c.$BASHPID"    # (see kept)
-            printf '%s\n' "${a[$i]}" >"$part" && keep_answer "$c" "$r" "$part"
+            keep_text "$c" "$RUNS/$name.trace" "$r" "${a[$i]}"
+            made[$c]=$r$tab${a[$i]}
             i=$((i + 1))
         done
         [ -z "${GRADE_STEPS:-}" ] || step_done trace-query "$name" "$t0"
     fi
     rc=0
     for c in "${keys[@]}"; do
-        put "$c"
-        read -r r <"$c.rc"
+        if [ -n "${made[$c]+set}" ]; then
+            r=${made[$c]%%"$tab"*}
+            printf '%s\n' "${made[$c]#*"$tab"}"
+        else
+            put "$c"
+            read -r r <"$c.rc"
+        fi
         [ "$r" -le "$rc" ] || rc=$r
     done
     return "$rc"
@@ -914,28 +957,16 @@ work_words() {
 # queued it (an api record: its own), and ASYNC, for a copy 1 where an async
 # call queued it, else 0 ("-" for the others). Times in ms from the trace's
 # first record, exact to the ns.
-# Each answer is kept (RUNS/RUN.corr/SEL, and its exit status) and read
-# again by the next check, while the trace is not newer than it: a lab's
-# checks ask the same (lab 08: api, kernel, copy, event in most checks), each
-# test in a process of its own. The exit status: the last SEL's.
+# Each answer is tq's, kept where tq keeps it (RUNS/RUN.q/) and read again
+# by the next check with no process: a lab's checks ask the same (lab 08:
+# api, kernel, copy, event in most checks). The exit status: the last SEL's.
 records() {
-    local run=$1 sel c part rc=0 files=()
+    local run=$1 sel rc=0
     shift
     for sel in "$@"; do
-        c=${sel//%/%25} c=${c//\//%2F}
-        c="$RUNS/$run.corr/$c"
-        if ! [ -f "$c.rc" ] || ! [ "$c.rc" -nt "$RUNS/$run.trace" ]; then
-            [ -d "$RUNS/$run.corr" ] || mkdir -p "$RUNS/$run.corr"
-            rc=0
-            part="$c.$BASHPID"    # (see kept)
-            tq "$run" corr "$sel" >"$part" || rc=$?
-            keep_answer "$c" "$rc" "$part"
-        fi
-        files+=("$c")
+        rc=0
+        tq "$run" corr "$sel" || rc=$?
     done
-    [ ${#files[@]} -gt 0 ] || return 0
-    put "${files[@]}"
-    read -r rc <"$c.rc"
     return "$rc"
 }
 
@@ -1359,14 +1390,15 @@ fi
 # same run's in a dozen checks, 31 ms of CPU each), and made again where the
 # run was made anew since. (check_digests)
 run_digests() {
-    local keep="$RUNS/$1.digests" args=() rc=0
-    if ! [ "$keep.rc" -nt "$RUNS/$1.how" ]; then
-        mapfile -t args < <(run_args "$1")
-        local part="$keep.$BASHPID"    # (see kept)
-        "$DIGESTS" "$LAB_ID" "${args[@]}" --seed "$(lab_seed)" >"$part" 2>&1 || rc=$?
-        keep_answer "$keep" "$rc" "$part"
+    local keep="$RUNS/$1.digests" args=()
+    if kept_ok "$keep" "$RUNS/$1.how"; then
+        local rc
+        put "$keep"
+        read -r rc <"$keep.rc"
+        return "$rc"
     fi
-    put "$keep"
-    read -r rc <"$keep.rc"
-    return "$rc"
+    mapfile -t args < <(run_args "$1")
+    keep_out "$keep" "$RUNS/$1.how" 255 digests_said "${args[@]}" --seed "$(lab_seed)"
 }
+# digests_said ARGS...: the digest tool's stdout and stderr for ARGS
+digests_said() { "$DIGESTS" "$LAB_ID" "$@" 2>&1; }
