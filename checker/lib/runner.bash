@@ -8,7 +8,9 @@
 kit_labs() {
     local f
     for f in "$1"/checker/[0-9][0-9]-*.bats; do
-        [ -f "$f" ] && basename "$f" .bats
+        [ -f "$f" ] || continue
+        f=${f##*/}
+        echo "${f%.bats}"
     done
 }
 
