@@ -354,13 +354,9 @@ put() {
 # with no process. CMD's status is kept too (FILE.WHAT.rc) and returned; a
 # status other than 0 or 1 is not kept.
 run_kept() {
-    local src=$1 f="$1.$2" rc=0
+    local src=$1 f="$1.$2"
     shift 2
-    if kept_ok "$f" "$src"; then
-        put "$f"
-        read -r rc <"$f.rc"
-        return "$rc"
-    fi
+    kept_put "$f" "$src" && return "$KEPT_RC"
     keep_out "$f" "$src" 1 "$@" 2>/dev/null
 }
 
@@ -374,20 +370,25 @@ run_kept() {
 # that one check writes it; a check that finds it being made makes its own
 # answer and keeps nothing. An answer older than its file is removed first.
 kept_ok() { [ -s "$1.rc" ] && [ "$1.rc" -nt "$2" ]; }
+# kept_put FILE SRC: where FILE is kept (kept_ok), print it and set KEPT_RC
+# to its status; 1 (and nothing printed) where it is not
+kept_put() { kept_ok "$1" "$2" || return 1; put "$1"; read -r KEPT_RC <"$1.rc"; }
+# kept_stale FILE SRC: a kept FILE older than SRC removed, to be made again
+kept_stale() { [ ! -e "$1.rc" ] || [ "$1.rc" -nt "$2" ] || rm -f -- "$1" "$1.rc"; }
 
 # keep_out FILE SRC MAX CMD...: what CMD prints, kept as FILE with its status
 # (one above MAX is not kept), then printed; CMD's status.
 keep_out() {
     local f=$1 src=$2 max=$3 fd="" rc=0
     shift 3
-    [ ! -e "$f.rc" ] || [ "$f.rc" -nt "$src" ] || rm -f -- "$f" "$f.rc"
+    kept_stale "$f" "$src"
     local -
     set -C
     { exec {fd}>"$f"; } 2>/dev/null || fd=""
     set +C
     if [ -z "$fd" ]; then   # (being made by another check)
-        "$@" || return
-        return 0
+        "$@"
+        return
     fi
     "$@" >&"$fd" || rc=$?
     exec {fd}>&-
@@ -404,7 +405,7 @@ keep_out() {
 # keep_text FILE SRC RC TEXT: TEXT (with a newline) kept as FILE with its
 # status RC, as keep_out keeps an answer
 keep_text() {
-    [ ! -e "$1.rc" ] || [ "$1.rc" -nt "$2" ] || rm -f -- "$1" "$1.rc"
+    kept_stale "$1" "$2"
     local -
     set -C
     { printf '%s\n' "$4" >"$1"; } 2>/dev/null || return 0
@@ -713,10 +714,8 @@ tq() {
     shift
     q_key key "$*"
     c="$RUNS/$name.q/$key"
-    if [ ${#key} -le 200 ] && kept_ok "$c" "$RUNS/$name.trace"; then
-        put "$c"
-        read -r rc <"$c.rc"
-        return "$rc"
+    if [ ${#key} -le 200 ] && kept_put "$c" "$RUNS/$name.trace"; then
+        return "$KEPT_RC"
     fi
     [ -z "${GRADE_STEPS:-}" ] || step_now t0
     if [ ${#key} -le 200 ] && { [ -d "$RUNS/$name.q" ] || mkdir -p "$RUNS/$name.q" 2>/dev/null; }; then
@@ -1391,12 +1390,7 @@ fi
 # run was made anew since. (check_digests)
 run_digests() {
     local keep="$RUNS/$1.digests" args=()
-    if kept_ok "$keep" "$RUNS/$1.how"; then
-        local rc
-        put "$keep"
-        read -r rc <"$keep.rc"
-        return "$rc"
-    fi
+    kept_put "$keep" "$RUNS/$1.how" && return "$KEPT_RC"
     mapfile -t args < <(run_args "$1")
     keep_out "$keep" "$RUNS/$1.how" 255 digests_said "${args[@]}" --seed "$(lab_seed)"
 }
