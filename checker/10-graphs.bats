@@ -83,7 +83,10 @@ setup_file() {
         returned api --window nvtx:pitfall_legacy
         returned api --window nvtx:pitfall_sync
         returned api --window nvtx:stream_loop
+        returned api:cudaDeviceSynchronize
+        returned api:cudaGraphUpload
         returned api:cudaStreamEndCapture --window nvtx:fork_capture
+        returned api:cudaStreamSynchronize
         streams
         union kernel --window nvtx:graph_loop+gpu
 EOF
@@ -94,6 +97,12 @@ EOF
         waits nvtx:stream_loop
         waits nvtx:graph_loop
         idle nvtx:read
+        idle nvtx:stream_loop
+        idle nvtx:graph_loop
+        idle nvtx:fork_stream
+        idle nvtx:fork_capture
+        idle nvtx:replay
+        idle nvtx:update
         done nvtx:stream_loop#1
         done nvtx:graph_loop#1
 EOF
@@ -291,43 +300,60 @@ off_created() {
 # each replay, part 3's update.
 WAITED_RANGES="stream_loop graph_loop fork_stream fork_capture replay update"
 
-# unwaited RUN: for each range of WAITED_RANGES (each instance), the first
-# copy, kernel, memset or cudaGraphUpload (which has no record of its own:
-# its call's end stands for it) queued before it began that no wait covers: no
-# cudaStreamSynchronize or cudaDeviceSynchronize called after it was queued
-# and before the range began returned after it ended (0.02 ms allowed, as
-# in loop_time). A synchronous cudaMemcpy covers its own copy: the call
-# returns after it. One line each: "RANGE#K began at MS ms: WHAT".
+# unwaited RUN: for each range of WAITED_RANGES, the first of its instances
+# that began with work queued before it that no wait of the host covered,
+# by what the program guaranteed (streamtrace ask's `idle`: a stream or
+# device synchronize, a synchronous copy, an event synchronize, not a wait
+# that happened to return after the work), and the first cudaGraphUpload
+# queued before an instance that no cudaStreamSynchronize or
+# cudaDeviceSynchronize followed before it began (an upload is queued on
+# its stream like work, but has no record of its own: the trace says
+# neither its stream nor its end). One line each: "\"RANGE\" #K began at
+# MS ms: WHAT"; the GPU work's lines end "<TAB>QUEUED_MS<TAB>ENDED_MS".
 unwaited() {
-    local r
-    { for r in $WAITED_RANGES; do tq "$1" list "nvtx:$r" | awk -F'\t' -v r="$r" '{ print "N\t" $1 "\t" r }'; done
-      tq "$1" returned api | awk -F'\t' '{ print "C\t" $1 "\t" $2 "\t" $11 "\t" $6 "\t" $12 }'
-      tq "$1" corr gpu | awk -F'\t' "$WHAT_AWK"'{ print "R\t" $1 "\t" $2 "\t" $11 "\t" what() "\t" $5 }'
-    } | awk -F'\t' '
-        $1 == "N" { nn++; ns[nn] = $2 + 0; nname[nn] = $3; next }
-        $1 == "C" { cs[$4] = $2 + 0; cname[$4] = $5
-                    if ($5 ~ /^cuda(Stream|Device)Synchronize$/ && $6 == "0") { nw++; ws[nw] = $2 + 0; we[nw] = $3 + 0; wn[nw] = $5 }
-                    # an upload has no record: it ends at the latest when its call does
-                    if ($5 == "cudaGraphUpload") { nr++; rs[nr] = $2 + 0; re[nr] = $3 + 0; rc[nr] = $4; rw[nr] = "graph upload"; rst[nr] = "" }
-                    next }
-        { nr++; rs[nr] = $2 + 0; re[nr] = $3 + 0; rc[nr] = $4; rw[nr] = $5; rst[nr] = " on stream " $6 }
-        END {
-            for (i = 1; i <= nn; i++) {
-                k[nname[i]]++
-                for (j = 1; j <= nr; j++) {
-                    q = cs[rc[j]]
-                    if (!(rc[j] in cs) || q >= ns[i] || cname[rc[j]] == "cudaMemcpy") continue
-                    ok = 0
-                    for (w = 1; w <= nw && !ok; w++)
-                        if (ws[w] > q && ws[w] < ns[i] && we[w] >= re[j] - 0.02) ok = 1
-                    if (!ok) {
-                        printf "\"%s\" #%d began at %.3f ms: the %s%s (%s, queued at %.3f ms) ended at %.3f ms, and no wait made after it, before the range, returned after that\n", \
-                            nname[i], k[nname[i]], ns[i], rw[j], rst[j], cname[rc[j]], q, re[j]
-                        break
-                    }
-                }
-            }
-        }'
+    local r $SETTLED_FIELDS
+    while IFS=$'\t' read -r $SETTLED_FIELDS; do
+        case $answer in
+            idle|none) ;;
+            not-idle) printf '"%s" #%s began at %.3f ms: the %s on stream %s, queued at %.3f ms, %s, and no wait of the host made after it and before the range covered it\t%s\t%s\n' \
+                "${range%#*}" "${range##*#}" "$ms" "$what" "$st" "$queued_ms" \
+                "$(ran_on "$ended_ms" "$ms")" "$queued_ms" "$ended_ms" ;;
+            *) printf '%s: %s\n' "$answer" "$range" ;;
+        esac
+    done < <(ask "$1" "$(printf 'idle nvtx:%s\n' $WAITED_RANGES)")
+    local ups waits n k q t c code
+    tq_in ups "$1" returned api:cudaGraphUpload
+    [ -n "$ups" ] || return 0
+    tq_in waits "$1" returned api:cudaStreamSynchronize
+    tq_in n "$1" returned api:cudaDeviceSynchronize
+    waits+=${waits:+${n:+$'\n'}}$n
+    # (times in ns: the ms the trace prints have six decimals)
+    local -a us=() uc=() ws=() wc=()
+    while IFS=$'\t' read -r t _ _ _ _ _ _ _ _ _ c _; do
+        [ -n "$t" ] && us+=("${t/./}") uc+=("$c")
+    done <<<"$ups"
+    while IFS=$'\t' read -r t _ _ _ _ _ _ _ _ _ c code; do
+        [ "$code" = 0 ] && ws+=("${t/./}") wc+=("$c")
+    done <<<"$waits"
+    for r in $WAITED_RANGES; do
+        tq_in n "$1" list "nvtx:$r"
+        k=0
+        while IFS=$'\t' read -r t _; do
+            [ -n "$t" ] || continue
+            k=$((k + 1)) t=${t/./}
+            for q in "${!us[@]}"; do
+                [ "$((10#${us[q]}))" -lt "$((10#$t))" ] || continue
+                code=1
+                for c in "${!ws[@]}"; do
+                    if [ "${wc[c]}" -gt "${uc[q]}" ] && [ "$((10#${ws[c]}))" -lt "$((10#$t))" ]; then code=0; break; fi
+                done
+                [ "$code" = 0 ] && continue
+                printf '"%s" #%d began at %.3f ms: the graph upload (cudaGraphUpload, queued at %.3f ms) was waited for by no cudaStreamSynchronize or cudaDeviceSynchronize before the range\n' \
+                    "$r" "$k" "$((10#$t))e-6" "$((10#${us[q]}))e-6"
+                break 2
+            done
+        done <<<"$n"
+    done
 }
 
 # Each timed or checked range starts with the GPU's earlier work done and
@@ -340,15 +366,22 @@ unwaited() {
 @test "each timed or checked range begins after the host waited for the work queued before it" {
     need_run main
     need_trace main
-    local o span
+    local o span first ms q e
     o=$(unwaited main)
-    # the first: from its work's queuing to the later of its end and the range's start
-    span=$(head -n 1 <<<"$o" | sed -n 's/.* began at \([0-9.]*\) ms: .*queued at \([0-9.]*\) ms) ended at \([0-9.]*\) ms.*/\2 \1 \3/p' |
-        awk '{ e = ($2 > $3 ? $2 : $3); d = e - $1; printf "%.3f %.3f", $1 - 0.2 * d, e + 0.2 * d }')
-    if [ -n "$span" ]; then draw_on_fail main --from "${span% *}" --to "${span#* }"; else draw_on_fail main; fi
+    # the first GPU work's: from its queuing to the later of its end and the range's start
+    first=""
+    while IFS= read -r q; do [[ $q != *$'\t'* ]] || { first=$q; break; }; done <<<"$o"
+    if [ -n "$first" ]; then
+        IFS=$'\t' read -r _ q e <<<"$first"
+        ms=${first#* began at } ms=${ms%% ms:*}
+        span=$(awk -v q="$q" -v s="$ms" -v e="$e" 'BEGIN { if (s > e) e = s; d = e - q; printf "%.3f %.3f", q - 0.2 * d, e + 0.2 * d }')
+        draw_on_fail main --from "${span% *}" --to "${span#* }"
+    else
+        draw_on_fail main
+    fi
     [ -z "$o" ] || say_fail \
-        "every copy, kernel and memset queued before ${WAITED_RANGES// /, } ended before a wait that the host made before the range returned" \
-        "$(tr '\n' ';' <<<"$o" | sed 's/;$//; s/;/; /g')" \
+        "every copy, kernel, memset and graph upload queued before ${WAITED_RANGES// /, } waited for by the host before the range began" \
+        "$(cut -f 1 <<<"$o" | tr '\n' ';' | sed 's/;$//; s/;/; /g')" \
         "keep the given waits: cudaStreamSynchronize(s) after the warm-up and after each cudaGraphUpload (the upload is queued on the stream like work: a replay behind it times it too), cudaDeviceSynchronize() after part 2's cudaMemset calls (a memset may still run when it returns, on the legacy default stream, which the part's non-blocking streams do not wait for), and the wait that ends each loop and replay"
 }
 

@@ -1303,7 +1303,7 @@ L10=10-graphs
     log_has $L10 m-5fbf1040 'seen: *step_kernel on the legacy default stream (cudaLaunchKernel) x6400$'
     pass_all $L10 "$ranges" solution solution-2
     fail_with $L10 "$ranges" "keep the given waits: .*after each cudaGraphUpload" m-9dd900eb m-babbf2c2.3
-    log_has $L10 m-9dd900eb 'seen: *"fork_stream" #1 began at .*: the memset on stream 7 (cudaMemset, queued at'
+    log_has $L10 m-9dd900eb 'seen: *"fork_stream" #1 began at .*: the memset on stream 7, queued at'
     fail_with $L10 "part 3 waits for each copy back before it reads the result" ".*keep the given cudaStreamSynchronize\(s\) right after each copy back" m-babbf2c2.5
     fail_with $L10 "each loop's host time covers its kernels and is the time printed" ".*keep cudaStreamSynchronize\(s\) after the loop" m-babbf2c2.2
     log_has $L10 m-babbf2c2.2 'seen: *no wait after the last launch in "stream_loop"$'

@@ -704,6 +704,9 @@ syncs = [(int(x[1]), int(x[4])) for x in f if x[0] == 'api' and x[5] == 'cudaStr
 if mode == 'loop-elsewhere':
     a, b = next((int(x[1]), int(x[2])) for x in f if x[0] == 'nvtx' and x[-1] == 'stream_loop')
     sync = max(s for s in syncs if a <= s[0] <= b)[1]
+elif mode == 'replay-elsewhere':   # the last wait before the second replay
+    a = sorted(int(x[1]) for x in f if x[0] == 'nvtx' and x[-1] == 'replay')[1]
+    sync = max(s for s in syncs if s[0] < a)[1]
 else:
     ks = sorted(int(x[1]) for x in f if x[0] == 'kernel' and x[-1].startswith('update_kernel('))
     c = min((int(x[1]), i) for i, x in enumerate(f) if x[0] == 'copy' and x[5] == 'D2H' and int(x[1]) > ks[0])[1]
@@ -745,6 +748,16 @@ PY
     grep -q 'seen: *no wait covered the step_kernel on stream [0-9]* (created), queued at [0-9.]* ms, by the end of the range at [0-9.]* ms$' "$BATS_TEST_TMPDIR/10-graphs/loop.log"
     # no re-run: what the program guaranteed is the same in every run
     ! grep -q "run [0-9]* times in all" "$BATS_TEST_TMPDIR/10-graphs/loop.log"
+}
+
+@test "lab 10: a replay begun after a wait for another stream fails, though that wait returned after the replay before it ended" {
+    local check="each timed or checked range begins after the host waited for the work queued before it"
+    derived_10 replay-elsewhere "$BATS_TEST_TMPDIR/replay"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/replay" replay_check 10-graphs/replay "$check"
+    cat "$BATS_TEST_TMPDIR/10-graphs/replay.log"
+    tap_failed "$(tap_of 10-graphs/replay)" "$check"
+    grep -q 'seen: *"replay" #2 began at [0-9.]* ms: the [a-z_]* on stream [0-9]*, queued at [0-9.]* ms, had ended by then, as it happened, and no wait of the host made after it and before the range covered it$' \
+        "$BATS_TEST_TMPDIR/10-graphs/replay.log"
 }
 
 # A timing check that fails for a cause the trace shows, the same in every
