@@ -38,6 +38,20 @@ setup_file() {
         corr event
         corr gpu
         corr sync
+        count api:cudaGraphInstantiate* --window nvtx:graph_loop
+        count api:cudaGraphLaunch* --window nvtx:graph_loop
+        count api:cudaGraphLaunch* --window nvtx:stream_loop
+        count api:cudaLaunchKernel* --window nvtx:capture
+        count api:cudaLaunchKernel* --window nvtx:graph_loop
+        count api:cudaLaunchKernel* --window nvtx:stream_loop
+        count api:cudaStreamBeginCapture* --window nvtx:graph_loop
+        count api:cudaStreamEndCapture* --window nvtx:graph_loop
+        count api:cudaGraphExecKernelNodeSetParams* --window nvtx:update
+        count api:cudaGraphExecNodeSetParams* --window nvtx:update
+        count api:cudaGraphExecUpdate* --window nvtx:update
+        count api:cudaGraphInstantiate* --window nvtx:update
+        count api:cudaGraphLaunch* --window nvtx:update
+        count api:cudaStreamBeginCapture* --window nvtx:update
         count d2h --window nvtx:update+gpu
         count nvtx:read
         count nvtx:replay
@@ -47,10 +61,6 @@ setup_file() {
         graph gpu --window nvtx:replay#4+gpu
         graph kernel --window nvtx:graph_loop+gpu
         graph kernel:update_kernel --window nvtx:update+gpu
-        list api --window nvtx:capture
-        list api --window nvtx:graph_loop
-        list api --window nvtx:stream_loop
-        list api --window nvtx:update
         list d2h --window nvtx:update+gpu
         list kernel --window nvtx:graph_loop+gpu
         list kernel --window nvtx:stream_loop+gpu
@@ -133,11 +143,17 @@ err_name() {
     esac
 }
 
-# count_calls RUN NAME_REGEX WINDOW...: runtime calls whose name matches.
+# count_calls RUN RANGE NAME...: the runtime calls in the NVTX range RANGE
+# whose name begins with one of the NAMEs (streamtrace query's count, asked
+# ahead in setup_file: read with no process).
 count_calls() {
-    local run=$1 re=$2
+    local run=$1 w="--window nvtx:$2" name n sum=0
     shift 2
-    tq "$run" list api "$@" | awk -F'\t' -v re="$re" '$6 ~ re { n++ } END { print n + 0 }'
+    for name in "$@"; do
+        tq_in n "$run" count "api:$name*" $w || true
+        sum=$((sum + ${n:-0}))
+    done
+    echo "$sum"
 }
 
 @test "the program builds without warnings" {
@@ -458,8 +474,8 @@ copy_streams() {
     need_figure_in n main kernels || return 1
     k=${k%%.*} n=${n%%.*}
     draw_on_fail main --window nvtx:stream_loop
-    launches=$(count_calls main '^cudaLaunchKernel' --window nvtx:stream_loop)
-    graphs=$(count_calls main '^cudaGraphLaunch' --window nvtx:stream_loop)
+    launches=$(count_calls main stream_loop cudaLaunchKernel)
+    graphs=$(count_calls main stream_loop cudaGraphLaunch)
     is_true 'l == k * n && g == 0' l="$launches" k="$k" n="$n" g="$graphs" || say_fail \
         "$(awk -v k="$k" -v n="$n" 'BEGIN { print k * n }') cudaLaunchKernel calls ($k iterations of $n) and no cudaGraphLaunch in \"stream_loop\"" \
         "$launches cudaLaunchKernel, $graphs cudaGraphLaunch" \
@@ -473,10 +489,10 @@ copy_streams() {
     need_figure_in k main iterations || return 1
     k=${k%%.*}
     draw_on_fail main --window nvtx:graph_loop
-    launches=$(count_calls main '^cudaGraphLaunch' --window nvtx:graph_loop)
-    kernels=$(count_calls main '^cudaLaunchKernel' --window nvtx:graph_loop)
-    captures=$(count_calls main '^cudaStream(Begin|End)Capture' --window nvtx:graph_loop)
-    inst=$(count_calls main '^cudaGraphInstantiate' --window nvtx:graph_loop)
+    launches=$(count_calls main graph_loop cudaGraphLaunch)
+    kernels=$(count_calls main graph_loop cudaLaunchKernel)
+    captures=$(count_calls main graph_loop cudaStreamBeginCapture cudaStreamEndCapture)
+    inst=$(count_calls main graph_loop cudaGraphInstantiate)
     is_true 'l == k && n + c + i == 0' l="$launches" k="$k" n="$kernels" c="$captures" i="$inst" || say_fail \
         "$k cudaGraphLaunch calls in \"graph_loop\", and no kernel launch, capture or instantiation" \
         "$launches cudaGraphLaunch, $kernels cudaLaunchKernel, $captures capture calls, $inst cudaGraphInstantiate" \
@@ -537,7 +553,7 @@ replays_of() {
     need_figure_in n main kernels || return 1
     k=${k%%.*} n=${n%%.*}
     draw_on_fail main --window nvtx:capture --window 'nvtx:graph_loop+gpu'
-    captured=$(count_calls main '^cudaLaunchKernel' --window nvtx:capture)
+    captured=$(count_calls main capture cudaLaunchKernel)
     [ "$captured" = "$n" ] || { say_fail \
         "the capture records the $n launches of one iteration: $n cudaLaunchKernel calls in \"capture\"" \
         "$captured" \
@@ -772,14 +788,18 @@ fork_nodes() {
 # matching CALL_REGEX that returned an error, and a cudaStreamEndCapture;
 # the program printed FIGURE = the call's code and END_FIGURE = the end's.
 pitfall() {
-    local run=$1 range=$2 re=$3 fig=$4 endfig=$5 calls got gotend code endcode
+    local run=$1 range=$2 re=$3 fig=$4 endfig=$5 calls got gotend code="" endcode="" begun="" name rc
     tq_in calls "$run" returned api --window "nvtx:$range" || true
-    code=$(awk -F'\t' -v re="$re" '$6 ~ re { print $12; exit }' <<<"$calls")
-    endcode=$(awk -F'\t' '$6 ~ /^cudaStreamEndCapture/ { print $12; exit }' <<<"$calls")
+    # the first call matching CALL_REGEX, the first cudaStreamEndCapture: what they returned
+    while IFS=$'\t' read -r _ _ _ _ _ name _ _ _ _ _ rc; do
+        if [[ $name == cudaStreamBeginCapture* ]]; then begun=1; fi
+        if [ -z "$code" ] && [[ $name =~ $re ]]; then code=$rc; fi
+        if [ -z "$endcode" ] && [[ $name == cudaStreamEndCapture* ]]; then endcode=$rc; fi
+    done <<<"$calls"
     figure_in got "$run" "$fig"
     figure_in gotend "$run" "$endfig"
-    grep -q $'\tcudaStreamBeginCapture' <<<"$calls" && [ -n "$code" ] || {
-        echo "in \"$range\": $(grep -q $'\tcudaStreamBeginCapture' <<<"$calls" && echo "a capture, but no call matching $re" || echo "no capture begun")"; return 0; }
+    [ -n "$begun" ] && [ -n "$code" ] || {
+        echo "in \"$range\": $([ -n "$begun" ] && echo "a capture, but no call matching $re" || echo "no capture begun")"; return 0; }
     [ "$code" != 0 ] || { echo "in \"$range\": the call returned cudaSuccess"; return 0; }
     is_true 'g == c' g="${got:--1}" c="$code" || {
         echo "in \"$range\": the call returned $code ($(err_name "$code")), the program printed $fig = ${got:-nothing}"; return 0; }
@@ -804,13 +824,12 @@ pitfall() {
 @test "the replayed graph is updated in place, not captured again" {
     need_run main
     need_trace main
-    local calls begins inst sets launches graphs
+    local begins inst sets launches graphs
     draw_on_fail main --window nvtx:update
-    tq_in calls main list api --window nvtx:update || true
-    begins=$(awk -F'\t' '$6 ~ /^cudaStreamBeginCapture/ { n++ } END { print n + 0 }' <<<"$calls")
-    inst=$(awk -F'\t' '$6 ~ /^cudaGraphInstantiate/ { n++ } END { print n + 0 }' <<<"$calls")
-    sets=$(awk -F'\t' '$6 ~ /^cudaGraphExec(KernelNodeSetParams|NodeSetParams|Update)/ { n++ } END { print n + 0 }' <<<"$calls")
-    launches=$(awk -F'\t' '$6 ~ /^cudaGraphLaunch/ { n++ } END { print n + 0 }' <<<"$calls")
+    begins=$(count_calls main update cudaStreamBeginCapture)
+    inst=$(count_calls main update cudaGraphInstantiate)
+    sets=$(count_calls main update cudaGraphExecKernelNodeSetParams cudaGraphExecNodeSetParams cudaGraphExecUpdate)
+    launches=$(count_calls main update cudaGraphLaunch)
     graphs=$(tq main graph kernel:update_kernel --window nvtx:update+gpu | cut -f 11 | sort -u | paste -sd, -)
     [ "$begins" = 1 ] && [ "$inst" = 1 ] && [ "$sets" -ge 1 ] && [ "$launches" = 2 ] &&
         [[ $graphs =~ ^[0-9]+$ ]] || say_fail \
