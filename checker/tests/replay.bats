@@ -720,44 +720,39 @@ open(dst, 'w').write('\n'.join('\t'.join(x) for x in f))
 PY
 }
 
+# derived_10_fails MODE NAME CHECK: the recorded solution's run made into
+# another (derived_10 MODE, in NAME) fails CHECK; its log is shown, and is
+# LOG for the test's own greps.
+derived_10_fails() {
+    derived_10 "$1" "$BATS_TEST_TMPDIR/$2"
+    REPLAY_DIR="$BATS_TEST_TMPDIR/$2" replay_check "10-graphs/$2" "$3"
+    LOG="$BATS_TEST_TMPDIR/10-graphs/$2.log"
+    cat "$LOG"
+    tap_failed "$(tap_of "10-graphs/$2")" "$3"
+}
+
 @test "lab 10: a copy back in part 3 on the legacy default stream fails, though its result was right" {
-    local check="part 3 waits for each copy back before it reads the result"
-    derived_10 copy-default "$BATS_TEST_TMPDIR/copy"
-    REPLAY_DIR="$BATS_TEST_TMPDIR/copy" replay_check 10-graphs/copy "$check"
-    cat "$BATS_TEST_TMPDIR/10-graphs/copy.log"
-    tap_failed "$(tap_of 10-graphs/copy)" "$check"
-    grep -q 'seen: *the copy back at [0-9.]* ms ran on stream 7, update_kernel on 21$' "$BATS_TEST_TMPDIR/10-graphs/copy.log"
-    grep -q 'hint: .*does not wait for the graph' "$BATS_TEST_TMPDIR/10-graphs/copy.log"
+    derived_10_fails copy-default copy "part 3 waits for each copy back before it reads the result"
+    grep -q 'seen: *the copy back at [0-9.]* ms ran on stream 7, update_kernel on 21$' "$LOG"
+    grep -q 'hint: .*does not wait for the graph' "$LOG"
 }
 
 @test "lab 10: a copy back followed by a wait for another stream fails, though that wait returned after the copy ended" {
-    local check="part 3 waits for each copy back before it reads the result"
-    derived_10 copy-elsewhere "$BATS_TEST_TMPDIR/elsewhere"
-    REPLAY_DIR="$BATS_TEST_TMPDIR/elsewhere" replay_check 10-graphs/elsewhere "$check"
-    cat "$BATS_TEST_TMPDIR/10-graphs/elsewhere.log"
-    tap_failed "$(tap_of 10-graphs/elsewhere)" "$check"
-    grep -q 'seen: *the copy back queued at [0-9.]* ms, then cudaStreamSynchronize: not ordered by the program$' "$BATS_TEST_TMPDIR/10-graphs/elsewhere.log"
+    derived_10_fails copy-elsewhere elsewhere "part 3 waits for each copy back before it reads the result"
+    grep -q 'seen: *the copy back queued at [0-9.]* ms, then cudaStreamSynchronize: not ordered by the program$' "$LOG"
 }
 
 @test "lab 10: a loop whose wait is for another stream fails, though that wait returned after the loop's last kernel" {
-    local check="each loop's host time covers its kernels and is the time printed"
-    derived_10 loop-elsewhere "$BATS_TEST_TMPDIR/loop"
-    REPLAY_DIR="$BATS_TEST_TMPDIR/loop" replay_check 10-graphs/loop "$check"
-    cat "$BATS_TEST_TMPDIR/10-graphs/loop.log"
-    tap_failed "$(tap_of 10-graphs/loop)" "$check"
-    grep -q 'seen: *no wait covered the step_kernel on stream [0-9]* (created), queued at [0-9.]* ms, by the end of the range at [0-9.]* ms$' "$BATS_TEST_TMPDIR/10-graphs/loop.log"
+    derived_10_fails loop-elsewhere loop "each loop's host time covers its kernels and is the time printed"
+    grep -q 'seen: *no wait covered the step_kernel on stream [0-9]* (created), queued at [0-9.]* ms, by the end of the range at [0-9.]* ms$' "$LOG"
     # no re-run: what the program guaranteed is the same in every run
-    ! grep -q "run [0-9]* times in all" "$BATS_TEST_TMPDIR/10-graphs/loop.log"
+    ! grep -q "run [0-9]* times in all" "$LOG"
 }
 
 @test "lab 10: a replay begun after a wait for another stream fails, though that wait returned after the replay before it ended" {
-    local check="each timed or checked range begins after the host waited for the work queued before it"
-    derived_10 replay-elsewhere "$BATS_TEST_TMPDIR/replay"
-    REPLAY_DIR="$BATS_TEST_TMPDIR/replay" replay_check 10-graphs/replay "$check"
-    cat "$BATS_TEST_TMPDIR/10-graphs/replay.log"
-    tap_failed "$(tap_of 10-graphs/replay)" "$check"
+    derived_10_fails replay-elsewhere replay "each timed or checked range begins after the host waited for the work queued before it"
     grep -q 'seen: *"replay" #2 began at [0-9.]* ms: the [a-z_]* on stream [0-9]*, queued at [0-9.]* ms, had ended by then, as it happened, and no wait of the host made after it and before the range covered it$' \
-        "$BATS_TEST_TMPDIR/10-graphs/replay.log"
+        "$LOG"
 }
 
 # A timing check that fails for a cause the trace shows, the same in every
