@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # trace-gpu.bats -- the trace tool on a real GPU: capture fixtures/trace-progs/known.cu,
-# kinds.cu, peers.cu, current.cu, graphs.cu, waits.cu and elapsed.cu, whose structure is known, and lab 01's
+# kinds.cu, peers.cu, current.cu, graphs.cu, waits.cu, elapsed.cu and job.cu, whose structure is known, and lab 01's
 # solution; the tool must report exactly that structure. Skipped, with the
 # reason, where there is no nvcc, no CUPTI or no CUDA device (known.cu exits
 # 77 then); the tests of peers.cu and current.cu need two GPUs.
@@ -39,7 +39,7 @@ setup_file() {
 		timeout 60 "$KIT_ROOT/checker/trace/streamtrace" run -o "$d/known.trace" \
 			-- "$d/known" >"$d/run.out" 2>&1 || rrc=$?
 		echo "$rrc" >"$d/run.rc"
-		for p in kinds peers current graphs waits elapsed; do
+		for p in kinds peers current graphs waits elapsed job; do
 			rrc=0
 			nvcc -O2 -lineinfo -o "$d/$p" "$BATS_TEST_DIRNAME/fixtures/trace-progs/$p.cu" \
 				>"$d/$p.out" 2>&1 &&
@@ -442,4 +442,35 @@ ${e[4]} ${r[4]} ${r[5]}" ]
 	[[ ${lines[0]} == unknown*"one graph launch"* ]]
 	[[ ${lines[1]} == "guaranteed	kernel:$l1.3 (a graph launch) launch:$l1 (a graph launch) kernel:$l2.1" ]]
 	[[ ${lines[2]} == "guaranteed	kernel:$l2.2 (a graph launch) launch:$l2 (stream order) kernel:$one" ]]
+}
+
+@test "job.cu: a job's three processes in one trace, by rank, on one clock, and nothing left beside it" {
+	ran job
+	ls "$BATS_FILE_TMPDIR"/job.trace*
+	[ "$(ls "$BATS_FILE_TMPDIR"/job.trace*)" = "$K" ]
+	run -0 tail -n 1 "$K"; [[ "$output" == end$'\t'* ]]
+	# the program (rank 0) first, then its two children, each its own pid
+	run -0 "$ST" query "$K" processes; echo "$output"
+	[ "$(cut -f1,3 <<<"$output" | tr '\t\n' ': ')" = "0:0 1:1 2:2 " ]
+	[ "$(cut -f2 <<<"$output" | sort -u | wc -l)" -eq 3 ]
+	[[ ${lines[1]} == *"child 1" && ${lines[2]} == *"child 2" ]]
+	# a kernel each, on a stream of each process's own; a D2H copy each child
+	run -0 "$ST" query "$K" list kernel; echo "$output"
+	[ "$(cut -f5 <<<"$output" | cut -d: -f1 | sort | tr '\n' ' ')" = "0 1 2 " ]
+	run -0 "$ST" query "$K" count d2h; [ "$output" = 2 ]
+	# one clock: the program waited for its kernel before it started the
+	# children, so both children's kernels start after it ended
+	run -0 awk -F'\t' '{ split($5, s, ":"); st[s[1]] = $1; en[s[1]] = $2 }
+		END { print (st[1] > en[0] && st[2] > en[0]) ? "after" : "NOT AFTER " en[0] " " st[1] " " st[2] }' \
+		<<<"$("$ST" query "$K" list kernel)"
+	echo "$output"; [ "$output" = after ]
+	# and nothing the trace knows orders one process's kernel after
+	# another's: the wait for the child's exit is not a CUDA call
+	local c
+	c=$("$ST" query "$K" corr d2h | awk -F'\t' 'NR == 1 { print $11 }')
+	run -0 "$ST" ask "$K" "order kernel:spin#1 kernel:spin#2" "order kernel:spin#2 copy:$c"; echo "$output"
+	[[ ${lines[0]} == observed-only* ]]
+	[[ ${lines[1]} == "guaranteed	kernel:"*" (stream order) copy:$c" ]]
+	run -0 "$ST" summary "$K"; echo "$output"
+	[[ "$output" == *"processes  p0: pid "*", rank 0, "*"p1: pid "*", rank 1, "*"child 1"* ]]
 }

@@ -728,7 +728,7 @@ assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in x)
 # JSON has nothing outside its window, whose edges a "window" slice marks.
 json_ok() {
 	python3 - "$@" <<'PY'
-import json, sys
+import json, re, sys
 for path in sys.argv[1:]:
     d = json.load(open(path))
     assert isinstance(d, dict) and d["displayTimeUnit"] == "ns", path
@@ -759,7 +759,10 @@ for path in sys.argv[1:]:
     assert not used - set(names), (path, "tracks without a name", used - set(names))
     for pid in {k[0] for k in names if k[0] != 2}:
         gpu = [n for _, n in sorted((sort[k], names[k]) for k in names if k[0] == pid)]
-        key = [(not n.startswith("default"), int(n.split()[-1])) for n in gpu]
+        # (a job's tracks: "p1 default stream 7", by process first)
+        job = [re.match(r"p([0-9]+) (.*)", n) for n in gpu]
+        key = [(int(m[1]), not m[2].startswith("default"), int(n.split()[-1])) if m else
+               (0, not n.startswith("default"), int(n.split()[-1])) for n, m in zip(gpu, job)]
         assert key == sorted(key), (path, gpu)
     for k, v in tracks.items():
         v.sort(key=lambda s: (s[0], -s[1]))
@@ -1519,6 +1522,95 @@ elapsed6() {
 	printf 'streamtrace 4\nrecord\t0\t13\t5\t17\nend\t0\t0\n' >"$F"
 	run -3 "$ST" query "$F" count gpu; echo "$output"
 	[[ "$output" == *"not a streamtrace record"* ]]
+}
+
+# ---------------------------------------------------------------- a job
+
+# job.trace (its comments): two processes on device 0, each with streams 7,
+# 13 and 14 and calls 10-14 (process 1 also 15); process 1's calls are
+# moved past process 0's: its 10 is 24.
+@test "a job: each process's streams, calls and events are its own, named p0 and p1; queries say P:ID" {
+	F="$FX/job.trace"
+	run -0 "$ST" query "$F" processes; echo "$output"
+	expect "$(printf '0\t100\t0\tpython3 job.py\n1\t101\t1\tpython3 job.py')"
+	run -0 "$ST" query "$F" streams; echo "$output"
+	expect "$(printf '%s\n' "0:7 default 0 -" "0:13 created 0 blocking" "0:14 created 0 non-blocking" \
+		"1:7 default 0 -" "1:13 created 0 blocking" "1:14 created 0 non-blocking")"
+	run -0 "$ST" query "$F" count kernel; expect 4
+	run -0 "$ST" query "$F" count kernel --stream 1:14; expect 1
+	run -0 "$ST" query "$F" count kernel --stream 14; expect 1 # process 0's, as written
+	run -0 "$ST" query "$F" list kernel:nccl; echo "$output"
+	[ "$(cut -f5,10 <<<"$output")" = "$(printf '0:14\t100\n1:14\t101')" ]
+	run -2 "$ST" query "$F" count kernel --stream 1:x; echo "$output"
+	# one device, declared by both: one device
+	run -0 "$ST" query "$F" devices; expect "0 3 132 NVIDIA H100 80GB HBM3"
+	run -0 "$ST" summary --width 100 "$F"; echo "$output"
+	[[ "$output" == *"processes  p0: pid 100, rank 0, python3 job.py"* ]]
+	[[ "$output" == *"           p1: pid 101, rank 1, python3 job.py"* ]]
+	[[ "$output" == *"p1 default "*"p1 stream 13 "*"p1 stream 14 nb "* ]]
+	run -0 "$ST" timeline --width 100 --color never "$F"; echo "$output"
+	[[ "$output" == *"p0 stream 14 nb |"*"p1 default |"* ]]
+	[[ "$output" == *"p0 thread 1 calls |"*"p1 thread 2 calls |"* ]]
+	run -0 "$ST" json "$F"; echo "$output"
+	[[ "$output" == *'"p1 created non-blocking stream 14"'* && "$output" == *'"p1 thread 2 (101): CUDA API"'* ]]
+}
+
+@test "a job: nothing orders one process's work after another's; a device synchronize and the legacy stream are the process's own" {
+	F="$FX/job.trace"
+	run -0 "$ST" ask "$F" "order kernel:10 kernel:13" "order kernel:24 kernel:27" \
+		"order kernel:10 kernel:27" "order kernel:13 api:28" "order kernel:27 api:28" \
+		"order kernel:10 memset:29" "order kernel:24 memset:29"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"guaranteed	kernel:10 (stream order) record:11 (an event wait) wait:12 (stream order) kernel:13" \
+		"guaranteed	kernel:24 (stream order) record:25 (an event wait) wait:26 (stream order) kernel:27" \
+		"observed-only	nothing orders kernel:27 after kernel:10; in this run it started 0.600000 ms after the other ended" \
+		"not-ordered	nothing orders api:28 after kernel:13" \
+		"guaranteed	kernel:27 (a host wait) cudaDeviceSynchronize:28" \
+		"observed-only	nothing orders memset:29 after kernel:10; in this run it started 2.300000 ms after the other ended" \
+		"guaranteed	kernel:24 (stream order) record:25 (a host wait) cudaDeviceSynchronize:28 (queued after the thread's earlier calls) memset:29")"
+}
+
+@test "a job: a process cut short is said once, by its number; processes of two formats, or a bad header line, are refused" {
+	F="$BATS_TEST_TMPDIR/j.trace"
+	sed '/^end\t8\t0$/d' "$FX/job.trace" >"$F"
+	run -0 --separate-stderr "$ST" query "$F" count kernel; echo "$stderr"
+	expect 4
+	[ "$stderr" = "$F: warning: process 0's trace ends early: it may have crashed (figures cover what was recorded)" ]
+	run -0 "$ST" summary "$F"; [[ "$output" == *"(ENDS EARLY"* ]]
+	sed '$d' "$FX/job.trace" >"$F"
+	run -0 --separate-stderr "$ST" query "$F" count kernel; echo "$stderr"
+	[[ "$stderr" == *"process 1's trace ends early"* ]]
+	sed '34s/^streamtrace 6$/streamtrace 5/' "$FX/job.trace" >"$F"
+	run -3 "$ST" query "$F" count kernel; echo "$output"
+	[[ "$output" == *":34: not a streamtrace record"*"a job's processes are traces of one format"* ]]
+	sed '34s/^streamtrace 6$/streamtrace 6 x/' "$FX/job.trace" >"$F"
+	run -3 "$ST" query "$F" count kernel; echo "$output"
+}
+
+@test "run: the processes a program starts write beside its trace, and run joins them into it, by rank; stale ones go first, other files stay" {
+	[ -f "$KIT_ROOT/checker/trace/libstreamtrace.so" ] || skip "built without CUPTI"
+	cd "$BATS_TEST_TMPDIR"
+	# no GPU here: the program writes what the tracer would, in each process
+	cat >job.sh <<'SH'
+[ "$STREAMTRACE_LEADER" = "$$" ] || { echo "leader $STREAMTRACE_LEADER, not $$"; exit 9; }
+part() { printf 'streamtrace 6\nmeta\tpid\t%s\nmeta\trank\t%s\nstream\t7\tdefault\t0\t-\napi\t%s\t%s\t%s\t1\tcudaFree\nend\t1\t0\n' "$1" "$2" "$3" "$(($3 + 5))" "$1"; }
+part 4243 2 300 >"$STREAMTRACE_OUT.4243"
+part 4242 0 100 >"$STREAMTRACE_OUT.4242"
+part "$$" 1 200 >"$STREAMTRACE_OUT"
+SH
+	printf 'streamtrace 6\nmeta\tpid\t999\n' >t.trace.999
+	echo "a file of mine" >t.trace.1
+	run -0 "$ST" run -o t.trace -- sh job.sh; echo "$output"
+	ls t.trace*
+	[ "$(ls t.trace*)" = "$(printf 't.trace\nt.trace.1')" ]
+	run -0 "$ST" query t.trace processes; echo "$output"
+	[ "$(cut -f1-3 <<<"$output")" = "$(printf '0\t4242\t0\n1\t%s\t1\n2\t4243\t2' "$(sed -n 2p <<<"$output" | cut -f2)")" ]
+	run -0 "$ST" query t.trace list api; echo "$output"
+	[ "$(cut -f1 <<<"$output" | tr '\n' ' ')" = "0.000000 0.000100 0.000200 " ]
+	# one process: its file as it wrote it
+	run -0 "$ST" run -o one.trace -- sh -c 'printf "streamtrace 6\nend\t0\t0\n" >"$STREAMTRACE_OUT"'
+	[ "$(cat one.trace)" = "$(printf 'streamtrace 6\nend\t0\t0')" ]
 }
 
 # ---------------------------------------------------------------- speed

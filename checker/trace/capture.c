@@ -36,6 +36,14 @@
  * event handle, the correlation id of its last cudaEventRecord, and at each
  * cudaEventElapsedTime the records its two events then had; the call's
  * `api` line is followed by an `elapsed` line that names them.
+ *
+ * A job of several processes (the program starts others that use the GPU:
+ * torch.multiprocessing, torchrun): every process that makes a CUDA context
+ * loads this library. The one `streamtrace run` started
+ * ($STREAMTRACE_LEADER) writes $STREAMTRACE_OUT, every other one
+ * $STREAMTRACE_OUT.PID; `streamtrace run` joins them into one file when the
+ * program has ended (FORMAT.md, "A job"). A process's $RANK, where it has
+ * one, is written as `meta rank`.
  */
 #define _GNU_SOURCE
 #include <cupti.h>
@@ -1097,6 +1105,9 @@ static void write_header(void)
 	fprintf(out, "meta\tclock\tcupti_ns\n");
 	fprintf(out, "meta\tcupti_version\t%u\n", version);
 	fprintf(out, "meta\tpid\t%d\n", (int)getpid());
+	const char *rank = getenv("RANK");
+	if (rank && *rank && strspn(rank, "0123456789") == strlen(rank) && strlen(rank) < 10)
+		fprintf(out, "meta\trank\t%s\n", rank);
 	FILE *f = fopen("/proc/self/cmdline", "r");
 	if (f) {
 		size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -1153,11 +1164,22 @@ int InitializeInjection(void)
 		say(msg);
 		return 1;
 	}
-	out_path = strdup(path && *path ? path : "streamtrace.trace");
-	out = fopen(out_path, "w");
+	const char *leader = getenv("STREAMTRACE_LEADER");
+	path = path && *path ? path : "streamtrace.trace";
+	if (leader && *leader && atol(leader) != (long)getpid()) {
+		/* another process of the job: a file of its own beside */
+		char *p = malloc(strlen(path) + 24);
+		if (p)
+			sprintf(p, "%s.%ld", path, (long)getpid());
+		out_path = p;
+	} else {
+		out_path = strdup(path);
+	}
+	out = out_path ? fopen(out_path, "w") : NULL;
 	if (!out) {
 		char msg[300];
-		snprintf(msg, sizeof msg, "cannot write %s; running untraced", out_path);
+		snprintf(msg, sizeof msg, "cannot write %s; running untraced",
+			 out_path ? out_path : path);
 		say(msg);
 		cuptiUnsubscribe(subscriber);
 		return 1;

@@ -18,7 +18,9 @@
 #define _DEFAULT_SOURCE
 #include "trace.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +35,8 @@
 
 static const char usage_text[] =
 	"usage: streamtrace COMMAND ...\n"
-	"  run [-o FILE] -- PROG [ARGS...]   run PROG under capture (default FILE:\n"
-	"                                    streamtrace.trace); exits with PROG's status\n"
+	"  run [-o FILE] -- PROG [ARGS...]   capture PROG and the processes it starts (a\n"
+	"                                    job) in FILE (streamtrace.trace); PROG's status\n"
 	"  timeline [--width N] [--height N] [--color auto|always|never] [WINDOW] FILE\n"
 	"                                    a lane per stream, per host thread its NVTX\n"
 	"                                    ranges and its runtime calls\n"
@@ -57,11 +59,11 @@ static const char usage_text[] =
 	"           streams (every declared stream); stages nvtx:NAME (per range and\n"
 	"           device, the busy time of each stage); bound nvtx:SEQ nvtx:PIPE (a\n"
 	"           pipeline against its fill/drain bound); overlap order SEL SEL2;\n"
-	"           dropped; devices; meta KEY\n"
+	"           dropped; devices; meta KEY; processes (P PID RANK ARGV; a job's streams: P:ID)\n"
 	"selectors: kernel kernel:SUBSTR h2d d2h d2d p2p p2p:direct p2p:host copy\n"
 	"           memset gpu sync sync:stream|event|context|wait event\n"
 	"           api api:NAME api:PREFIX* nvtx nvtx:NAME\n"
-	"FILTERS:   --stream ID|default|per-thread|created|internal|blocking|non-blocking\n"
+	"FILTERS:   --stream ID|P:ID|default|per-thread|created|internal|blocking|non-blocking\n"
 	"           --device N   --thread T (queued by host thread T)\n"
 	"           --current N|other (queued while device N, or a device other than its\n"
 	"           stream's, was current)\n"
@@ -135,6 +137,154 @@ static void absolute(const char *path, char *out, size_t n)
 		snprintf(out, n, "%.2047s/%.2000s", cwd, path);
 }
 
+/* A process's file of a job, and where it goes in the joined file. */
+struct part {
+	char *path;
+	long rank, pid; /* rank: LONG_MAX where the process had none */
+	int leader;
+};
+
+static int part_cmp(const void *pa, const void *pb)
+{
+	const struct part *a = pa, *b = pb;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->leader != b->leader)
+		return b->leader - a->leader;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/* Read the head of a process's file: its `meta rank` into *rank (LONG_MAX
+ * if none). Return 1 if it is what the tracer writes in process pid (its
+ * header, and `meta pid` pid), else 0: a file of another kind that happens
+ * to be named so is left alone. */
+static int part_head(const char *path, long pid, long *rank)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	int ours = 0;
+	*rank = LONG_MAX;
+	for (int i = 0; f && i < 16 && fgets(line, sizeof line, f); i++) {
+		if (i == 0 && strncmp(line, "streamtrace ", 12) != 0)
+			break;
+		if (strncmp(line, "meta\tpid\t", 9) == 0)
+			ours = atol(line + 9) == pid;
+		if (strncmp(line, "meta\trank\t", 10) == 0)
+			*rank = atol(line + 10);
+	}
+	if (f)
+		fclose(f);
+	return ours;
+}
+
+/* The files out.PID beside out that the tracer wrote (capture.c: the other
+ * processes of a job) into *v, with room for one more. Return how many. */
+static size_t job_parts(const char *out, struct part **v)
+{
+	char dir[4100];
+	const char *slash = strrchr(out, '/'), *base = slash ? slash + 1 : out;
+	size_t nb = strlen(base), n = 0, cap = 0;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+	DIR *d = opendir(dir);
+	*v = NULL;
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		const char *tail = e->d_name + nb + 1;
+		if (strncmp(e->d_name, base, nb) || e->d_name[nb] != '.' || !*tail ||
+		    strspn(tail, "0123456789") != strlen(tail) || strlen(tail) > 9)
+			continue;
+		if (n + 1 >= cap) {
+			struct part *p = realloc(*v, (cap = cap ? 2 * cap : 8) * sizeof **v);
+			if (!p)
+				break;
+			*v = p;
+		}
+		struct part *x = &(*v)[n];
+		x->path = malloc(strlen(dir) + strlen(e->d_name) + 2);
+		if (!x->path)
+			break;
+		sprintf(x->path, "%s/%s", dir, e->d_name);
+		x->pid = atol(tail);
+		x->leader = 0;
+		if (part_head(x->path, x->pid, &x->rank))
+			n++;
+		else
+			free(x->path);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Remove what an earlier job left beside out: it is not this run's. */
+static void remove_parts(const char *out)
+{
+	struct part *v;
+	size_t n = job_parts(out, &v);
+	for (size_t i = 0; i < n; i++) {
+		unlink(v[i].path);
+		free(v[i].path);
+	}
+	free(v);
+}
+
+/* A job: the other processes of the program wrote out.PID beside out
+ * (capture.c). Join them and out into out, one process after another (by
+ * rank, where they have one; else the program's own process first, then by
+ * pid: FORMAT.md, "A job"), and remove them. Return 0, or 1 after saying
+ * why. */
+static int join_job(const char *out, pid_t leader)
+{
+	struct part *v;
+	struct stat st;
+	size_t n = job_parts(out, &v);
+	if (!n) {
+		free(v);
+		return 0;
+	}
+	if (stat(out, &st) == 0) {
+		v[n].path = strdup(out);
+		v[n].pid = (long)leader;
+		v[n].leader = 1;
+		part_head(out, (long)leader, &v[n].rank);
+		if (v[n].path)
+			n++;
+	}
+	qsort(v, n, sizeof *v, part_cmp);
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.joining", out);
+	FILE *w = fopen(tmp, "w");
+	int rc = w ? 0 : 1;
+	for (size_t i = 0; w && i < n; i++) {
+		FILE *r = fopen(v[i].path, "r");
+		char buf[1 << 16];
+		size_t k;
+		while (r && (k = fread(buf, 1, sizeof buf, r)) > 0)
+			if (fwrite(buf, 1, k, w) != k)
+				rc = 1;
+		if (!r)
+			rc = 1;
+		else
+			fclose(r);
+	}
+	if (w && fclose(w))
+		rc = 1;
+	if (!rc && rename(tmp, out) != 0)
+		rc = 1;
+	if (rc) {
+		fprintf(stderr, "streamtrace: cannot join the traces of the job's %zu "
+			"processes into %s: %s\n", n, out, strerror(errno ? errno : EIO));
+		unlink(tmp);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!rc && !v[i].leader)
+			unlink(v[i].path);
+		free(v[i].path);
+	}
+	free(v);
+	return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	const char *file = "streamtrace.trace";
@@ -165,6 +315,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	absolute(file, out, sizeof out);
 	unlink(out); /* a stale trace must not pass for this run's */
+	remove_parts(out);
 	const char *cupti = getenv("STREAMTRACE_CUPTI");
 	if (!cupti || !*cupti)
 		cupti = STREAMTRACE_CUPTI_PATH;
@@ -183,6 +334,9 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
+		char me[24];
+		snprintf(me, sizeof me, "%ld", (long)getpid());
+		setenv("STREAMTRACE_LEADER", me, 1);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
 		execvp(argv[i], argv + i);
@@ -197,6 +351,7 @@ static int cmd_run(int argc, char **argv)
 		}
 	int rc = WIFEXITED(status) ? WEXITSTATUS(status)
 		 : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+	join_job(out, pid);
 	if (rc != 127 && stat(out, &st) != 0)
 		fprintf(stderr, "streamtrace: no trace written: %s created no CUDA "
 			"context (no device, or it never used the GPU)\n", argv[i]);

@@ -27,6 +27,20 @@ enum copy_via { VIA_NONE, VIA_DIRECT, VIA_HOST };
 #define NO_DEVICE UINT32_MAX /* host records; a peer copy's unknown peer */
 #define NO_THREAD UINT32_MAX /* a GPU record no runtime call of the trace queued */
 
+/* A job (FORMAT.md): the traces of several processes, one after another.
+ * A stream's id in memory carries its process in its high bits (process 0:
+ * the id as written), so that the streams of two processes never meet. */
+#define PROC_SHIFT 24
+#define PROC_MAX 255
+static inline uint32_t stream_proc(uint32_t id)
+{
+	return id == UINT32_MAX ? 0 : id >> PROC_SHIFT;
+}
+static inline uint32_t stream_local(uint32_t id)
+{
+	return id == UINT32_MAX ? id : id & ((1u << PROC_SHIFT) - 1);
+}
+
 /* A time interval, ns on CUPTI's clock. */
 struct ival {
 	uint64_t a, b;
@@ -53,6 +67,7 @@ struct rec {
 	uint64_t link;       /* ... and CUPTI's cudaEventSyncId, which ties a
 			      * wait to the record it waited for */
 	uint8_t linked;      /* 1: event and link are known (format 5) */
+	uint8_t proc;        /* the process of a job (0: the first, or the only) */
 	uint8_t kind, dir, src, dst, async, sync, via;
 	int32_t grid[3], block[3];
 	const char *name; /* kernel, api, nvtx; else NULL */
@@ -60,10 +75,11 @@ struct rec {
 
 struct meta {
 	const char *key, *value;
+	uint32_t proc;       /* the process of a job whose line it is */
 };
 
 struct stream_decl {
-	uint32_t id, device;
+	uint32_t id, device; /* id: with its process (stream_proc) */
 	uint8_t kind, sync;
 };
 
@@ -119,7 +135,8 @@ struct trace {
 	size_t nmarks;
 	struct elapsed_of *elapsed; /* format 6: what each timing read, by corr */
 	size_t nelapsed;
-	int complete;            /* the `end` line was there */
+	int complete;            /* the `end` line was there (every process's) */
+	int nprocs;              /* processes: 1, or a job's (FORMAT.md) */
 	uint64_t dropped;        /* from the `end` line */
 	uint64_t t0, t1;         /* first start, last end (0, 0 if empty) */
 	/* A view (trace_window): only the records inside the windows, cut at
@@ -150,6 +167,9 @@ const char *stream_kind_name(int kind);
 const char *stream_sync_name(int sync);
 const char *via_name(int via);
 int mem_parse(const char *s);
+const char *trace_meta_of(const struct trace *t, uint32_t proc, const char *key);
+int stream_id_text(const struct trace *t, uint32_t id, char *buf, size_t n);
+int stream_id_parse(const char *s, uint32_t *id);
 int host_mem(const struct rec *r);
 
 /* trace_query.c */

@@ -227,8 +227,13 @@ static void json_tracks(FILE *f, const struct trace *t, const struct lanes *L, i
 	json_meta(f, first, 2, 0, "process_sort_index", NULL, 1000);
 	for (size_t j = 0; j < n; j++) {
 		struct stream_decl d = trace_stream(t, ids[j]);
-		snprintf(buf, sizeof buf, "%s%s stream %u", stream_kind_name(d.kind),
-			 d.sync == SY_NONBLOCKING ? " non-blocking" : "", ids[j]);
+		char sid[24], p[16] = "";
+		stream_id_text(t, ids[j], sid, sizeof sid);
+		if (t->nprocs > 1) /* a job: "p1 created stream 13" */
+			snprintf(p, sizeof p, "p%u ", stream_proc(ids[j]));
+		snprintf(buf, sizeof buf, "%s%s%s stream %s", p, stream_kind_name(d.kind),
+			 d.sync == SY_NONBLOCKING ? " non-blocking" : "",
+			 t->nprocs > 1 ? sid + strcspn(sid, ":") + 1 : sid);
 		json_track(f, first, gpu_pid(stream_device(t, ids[j])), ids[j], buf, (long)j);
 	}
 	free(ids);
@@ -238,11 +243,14 @@ static void json_tracks(FILE *f, const struct trace *t, const struct lanes *L, i
 		if (k <= done)
 			continue;
 		done = k;
-		snprintf(buf, sizeof buf, "thread %d (%u): NVTX", k, L->v[j].id);
+		char p[16] = "";
+		if (t->nprocs > 1)
+			snprintf(p, sizeof p, "p%u ", thread_proc(t, L->v[j].id));
+		snprintf(buf, sizeof buf, "%sthread %d (%u): NVTX", p, k, L->v[j].id);
 		json_track(f, first, 2, (uint32_t)(10 * k + TRACK_NVTX), buf, 10 * k + TRACK_NVTX);
-		snprintf(buf, sizeof buf, "thread %d (%u): CUDA API", k, L->v[j].id);
+		snprintf(buf, sizeof buf, "%sthread %d (%u): CUDA API", p, k, L->v[j].id);
 		json_track(f, first, 2, (uint32_t)(10 * k + TRACK_API), buf, 10 * k + TRACK_API);
-		snprintf(buf, sizeof buf, "thread %d (%u): waits", k, L->v[j].id);
+		snprintf(buf, sizeof buf, "%sthread %d (%u): waits", p, k, L->v[j].id);
 		json_track(f, first, 2, (uint32_t)(10 * k + TRACK_WAIT), buf, 10 * k + TRACK_WAIT);
 	}
 	json_track(f, first, 2, TID_WAITS, "synchronization (host waits)", 1000000);

@@ -41,7 +41,9 @@
  *     later say what a call returned): not a wait, but what it found done
  *     is before the calls after it.
  * Nothing else orders: two host threads are not ordered (only events and
- * host waits join them).
+ * host waits join them), nor two processes of a job (their streams and
+ * events are their own; what NCCL's kernels do between them is not in the
+ * trace).
  *
  * How: the nodes in the order their calls were made (correlation id) are an
  * order every edge agrees with, so one pass gives each node a vector clock,
@@ -457,7 +459,8 @@ static int hb_build(const struct trace *t, struct hb *h)
 					rc |= add_pred(h, x, record_of(h, s, &x->unlinked), why);
 				} else if (s->sync == S_CONTEXT) {
 					for (size_t b = 0; b < h->na; b++)
-						if (!h->ag[b].thread && h->ag[b].device == s->device)
+						if (!h->ag[b].thread && h->ag[b].device == s->device &&
+						    stream_proc(h->ag[b].id) == s->proc)
 							rc |= add_pred(h, x, h->ag[b].last, why);
 				}
 			}
@@ -488,11 +491,13 @@ static int hb_build(const struct trace *t, struct hb *h)
 			}
 			if (sa->legacy) {
 				for (size_t b = 0; b < h->na; b++)
-					if (h->ag[b].blocking && h->ag[b].device == sa->device)
+					if (h->ag[b].blocking && h->ag[b].device == sa->device &&
+					    stream_proc(h->ag[b].id) == stream_proc(sa->id))
 						rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
 			} else if (sa->blocking) {
 				for (size_t b = 0; b < h->na; b++)
-					if (h->ag[b].legacy && h->ag[b].device == sa->device)
+					if (h->ag[b].legacy && h->ag[b].device == sa->device &&
+					    stream_proc(h->ag[b].id) == stream_proc(sa->id))
 						rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
 			}
 			if (x->kind == I_WAIT)
@@ -958,8 +963,9 @@ static void put_waits(FILE *f, const struct hb *h, size_t c, uint64_t T)
 			size_t k = key_find(h->syncs, h->nsyncs, x->corr);
 			if (k < h->nsyncs && h->t->recs[h->syncs[k].at].sync == S_STREAM)
 				st = h->t->recs[h->syncs[k].at].stream;
-			if (st != NO_STREAM)
-				snprintf(cur, sizeof cur, "%s (stream %u)", x->r->name, st);
+			char sid[24];
+			if (st != NO_STREAM && stream_id_text(h->t, st, sid, sizeof sid) > 0)
+				snprintf(cur, sizeof cur, "%s (stream %s)", x->r->name, sid);
 			else
 				snprintf(cur, sizeof cur, "%s", x->r->name);
 			if (strcmp(cur, last) == 0) {
@@ -1103,7 +1109,9 @@ static int settled_or_idle(const struct hb *h, char **argv, FILE *f, int halves)
 				r->name, nth ? nth : nth_range(t, ri),
 				after ? "after" : "before", (double)(T - t->t0) / 1e6);
 			put_ref(f, h, (size_t)bad);
-			fprintf(f, "\t%s\t%u\t%s\t%s\t%u\t%.6f\t%.6f\t%u\t", what, x->stream,
+			char sid[24];
+			stream_id_text(t, x->stream, sid, sizeof sid);
+			fprintf(f, "\t%s\t%s\t%s\t%s\t%u\t%.6f\t%.6f\t%u\t", what, sid,
 				stream_kind_name(d.kind), stream_sync_name(d.sync), x->device,
 				(double)(c->r->start - t->t0) / 1e6,
 				(double)(x->r->end - t->t0) / 1e6, c->tid);
@@ -1143,15 +1151,17 @@ static int q_done(const struct hb *h, char **argv, FILE *f)
 static void stream_words(char *buf, size_t len, const struct trace *t, uint32_t s)
 {
 	struct stream_decl d = trace_stream(t, s);
+	char sid[24];
+	stream_id_text(t, s, sid, sizeof sid);
 	if (d.kind == ST_DEFAULT)
 		snprintf(buf, len, "stream 0 (the legacy default stream)");
 	else if (d.kind == ST_PER_THREAD)
 		snprintf(buf, len, "a per-thread default stream");
 	else if (d.kind == ST_CREATED)
-		snprintf(buf, len, "stream %u (created%s%s)", s, d.sync == SY_NONE ? "" : ", ",
+		snprintf(buf, len, "stream %s (created%s%s)", sid, d.sync == SY_NONE ? "" : ", ",
 			 d.sync == SY_NONE ? "" : stream_sync_name(d.sync));
 	else
-		snprintf(buf, len, "stream %u (it ran no copy or kernel)", s);
+		snprintf(buf, len, "stream %s (it ran no copy or kernel)", sid);
 }
 
 /* Does the GPU order node w after (start) or before (stop) the event record

@@ -2,9 +2,14 @@
  * trace_parse.c -- read a streamtrace file (FORMAT.md) into a struct trace.
  *
  * The whole file is read into memory once; names point into that text.
- * Formats 1 to 4 (FORMAT.md): 2 adds devices, stream kinds and peer
+ * Formats 1 to 6 (FORMAT.md): 2 adds devices, stream kinds and peer
  * copies to 1; 3 adds `current` lines to 2; 4 adds `graph` and `error`
- * lines to 3.
+ * lines to 3; 5 `record` and `link` lines; 6 `elapsed` lines.
+ * A job: the traces of several processes one after another, each from its
+ * own header line. Each process's ids (streams, correlation ids, events,
+ * their links, graphs) are moved apart from the processes' before it, so
+ * that what one process did never joins another's; process 0's stay as
+ * written.
  * A malformed line stops the load with ONE message, FILE:LINE: ...; a file
  * without its `end` line loads with one warning (the program may have died).
  */
@@ -78,6 +83,52 @@ const char *trace_meta(const struct trace *t, const char *key)
 		if (strcmp(t->meta[i].key, key) == 0)
 			v = t->meta[i].value;
 	return v;
+}
+
+/* The meta KEY of process proc of a job (the last one), or NULL. */
+const char *trace_meta_of(const struct trace *t, uint32_t proc, const char *key)
+{
+	const char *v = NULL;
+	if (t->base)
+		t = t->base;
+	for (size_t i = 0; i < t->nmeta; i++)
+		if (t->meta[i].proc == proc && strcmp(t->meta[i].key, key) == 0)
+			v = t->meta[i].value;
+	return v;
+}
+
+/* A stream id as the queries print it: "13"; in a job of several
+ * processes "1:13", process 1's stream 13. Return its length. */
+int stream_id_text(const struct trace *t, uint32_t id, char *buf, size_t n)
+{
+	if ((t->base ? t->base : t)->nprocs > 1)
+		return snprintf(buf, n, "%u:%u", stream_proc(id), stream_local(id));
+	return snprintf(buf, n, "%u", id);
+}
+
+/* "13", or a job's "1:13", into *id. Return 0, or -1 if it is neither. */
+int stream_id_parse(const char *s, uint32_t *id)
+{
+	char *end;
+	unsigned long a, b;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	a = strtoul(s, &end, 10);
+	if (*end == ':') {
+		const char *p = end + 1;
+		if (*p < '0' || *p > '9' || a > PROC_MAX)
+			return -1;
+		b = strtoul(p, &end, 10);
+		if (*end || errno || b >> PROC_SHIFT)
+			return -1;
+		*id = (uint32_t)(a << PROC_SHIFT | b);
+		return 0;
+	}
+	if (*end || errno || a > UINT32_MAX)
+		return -1;
+	*id = (uint32_t)a;
+	return 0;
 }
 
 /* Stream id as declared; undeclared: the legacy one if meta default_stream
@@ -456,6 +507,55 @@ static const char *line_copy(char *copy, const char *line, size_t ll)
 	return copy;
 }
 
+/* Where a process of a job puts its ids (process 0: where written). */
+struct section {
+	uint32_t proc, corr, event, graph; /* added to what the lines say */
+	uint64_t link;
+	uint32_t max_corr, max_event, max_graph; /* seen so far, moved */
+	uint64_t max_link;
+};
+
+/* A correlation id of the process s is in, moved; 0 stays "none". */
+static uint32_t sec_corr(struct section *s, uint32_t corr)
+{
+	if (!corr)
+		return 0;
+	corr += s->corr;
+	if (corr > s->max_corr)
+		s->max_corr = corr;
+	return corr;
+}
+
+static uint32_t sec_event(struct section *s, uint32_t ev)
+{
+	ev += s->event;
+	if (ev > s->max_event)
+		s->max_event = ev;
+	return ev;
+}
+
+/* A stream id of the process s is in, with its process; NO_STREAM stays.
+ * Return -1 where the id has no room for it. */
+static int sec_stream(const struct section *s, uint32_t *id)
+{
+	if (*id == NO_STREAM || !s->proc)
+		return 0;
+	if (*id >> PROC_SHIFT)
+		return -1;
+	*id |= s->proc << PROC_SHIFT;
+	return 0;
+}
+
+/* The next process of a job: its ids after all of the ones before. */
+static void sec_next(struct section *s)
+{
+	s->proc++;
+	s->corr = s->max_corr;
+	s->event = s->max_event + 1;
+	s->graph = s->max_graph;
+	s->link = s->max_link + 1;
+}
+
 /* Read the lines of t->text (the file path) into t's records, meta and
  * declarations. Return 0, or 3 after one line on stderr saying why. */
 static int read_lines(const char *path, struct trace *t)
@@ -465,7 +565,8 @@ static int read_lines(const char *path, struct trace *t)
 	int last_mark = 0; /* the line before was a `record` line */
 	char *f[MAX_FIELDS + 1];
 	char copy[64];
-	int saw_end = 0;
+	int saw_end = 0, ended = 1;
+	struct section sec = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 	char *p = t->text;
 	while (*p) {
@@ -497,6 +598,26 @@ static int read_lines(const char *path, struct trace *t)
 		}
 		if (ll == 0 || line[0] == '#')
 			continue;
+		if (strncmp(line, "streamtrace ", 12) == 0) {
+			/* a job: the next process's trace */
+			unsigned v;
+			char tail;
+			if (sscanf(line, "streamtrace %u%c", &v, &tail) != 1 || (int)v != t->version)
+				return bad_line(path, lineno, line_copy(copy, line, ll),
+						"a job's processes are traces of one format");
+			if (sec.proc == PROC_MAX)
+				return bad_line(path, lineno, line_copy(copy, line, ll),
+						"more processes than a job may have (256)");
+			if (!saw_end)
+				fprintf(stderr, "%s: warning: process %u's trace ends early: it "
+					"may have crashed (figures cover what was recorded)\n",
+					path, sec.proc);
+			ended &= saw_end;
+			saw_end = 0;
+			last_mark = 0;
+			sec_next(&sec);
+			continue;
+		}
 		if (saw_end)
 			return bad_line(path, lineno, line_copy(copy, line, ll), "after the end line");
 		int n = split(line, f);
@@ -508,6 +629,7 @@ static int read_lines(const char *path, struct trace *t)
 			if (grow((void **)&t->meta, &cap_m, t->nmeta, sizeof *t->meta))
 				goto oom;
 			t->meta[t->nmeta].key = f[1];
+			t->meta[t->nmeta].proc = sec.proc;
 			t->meta[t->nmeta++].value = f[2];
 		} else if (strcmp(f[0], "stream") == 0) {
 			/* format 1: stream ID KIND; 2: stream ID KIND DEVICE SYNC */
@@ -517,7 +639,7 @@ static int read_lines(const char *path, struct trace *t)
 			if (t->version >= 2 && k >= 0 &&
 			    (num32(f[3], &d.device) || (sy = lookup(stream_sync_names, 3, f[4])) < 0))
 				k = -1;
-			if (n != want || num32(f[1], &d.id) || k < 0)
+			if (n != want || num32(f[1], &d.id) || k < 0 || sec_stream(&sec, &d.id))
 				return bad_line(path, lineno, line_copy(copy, line, ll), "bad stream line");
 			d.kind = (uint8_t)k;
 			d.sync = (uint8_t)sy;
@@ -535,6 +657,8 @@ static int read_lines(const char *path, struct trace *t)
 			if (*e1 || *e2 || e1 == f[2] || e2 == f[3])
 				return bad_line(path, lineno, line_copy(copy, line, ll), "bad device line");
 			d.name = f[4];
+			if (sec.proc && trace_device(t, d.id))
+				continue; /* another process of the job declared it */
 			if (grow((void **)&t->devices, &cap_d, t->ndevices, sizeof d))
 				goto oom;
 			t->devices[t->ndevices++] = d;
@@ -544,6 +668,7 @@ static int read_lines(const char *path, struct trace *t)
 			if (n != 3 || num32(f[1], &c.corr) || num32(f[2], &c.device) ||
 			    c.device == NO_DEVICE)
 				return bad_line(path, lineno, line_copy(copy, line, ll), "bad current line");
+			c.corr = sec_corr(&sec, c.corr);
 			if (grow((void **)&t->currents, &cap_c, t->ncurrents, sizeof c))
 				goto oom;
 			t->currents[t->ncurrents++] = c;
@@ -557,6 +682,9 @@ static int read_lines(const char *path, struct trace *t)
 						"a graph line belongs right after a kernel, copy or memset");
 			if (n != 3 || num32(f[1], &r->graph) || num(f[2], &node) || !r->graph)
 				return bad_line(path, lineno, line_copy(copy, line, ll), "bad graph line");
+			r->graph += sec.graph;
+			if (r->graph > sec.max_graph)
+				sec.max_graph = r->graph;
 			r->node = node;
 		} else if (strcmp(f[0], "error") == 0 && t->version >= 4) {
 			/* error CORR CODE, after the api line of the same CORR */
@@ -564,6 +692,7 @@ static int read_lines(const char *path, struct trace *t)
 			uint32_t corr, code;
 			if (n != 3 || num32(f[1], &corr) || num32(f[2], &code) || !code)
 				return bad_line(path, lineno, line_copy(copy, line, ll), "bad error line");
+			corr = sec_corr(&sec, corr);
 			if (!r || r->kind != K_API || r->corr != corr || r->ret)
 				return bad_line(path, lineno, line_copy(copy, line, ll),
 						"an error line belongs right after its api line");
@@ -572,8 +701,10 @@ static int read_lines(const char *path, struct trace *t)
 			/* record DEVICE STREAM EVENT CORR: an untimed event record */
 			struct mark m = { 0, 0, 0, 0, 0, 0 };
 			if (n != 5 || num32(f[1], &m.device) || num32(f[2], &m.stream) ||
-			    num32(f[3], &m.event) || num32(f[4], &m.corr))
+			    num32(f[3], &m.event) || num32(f[4], &m.corr) || sec_stream(&sec, &m.stream))
 				return bad_line(path, lineno, line_copy(copy, line, ll), "bad record line");
+			m.event = sec_event(&sec, m.event);
+			m.corr = sec_corr(&sec, m.corr);
 			if (grow((void **)&t->marks, &cap_k, t->nmarks, sizeof m))
 				goto oom;
 			t->marks[t->nmarks++] = m;
@@ -588,6 +719,12 @@ static int read_lines(const char *path, struct trace *t)
 			int known = n == 3 && strcmp(f[2], "-") != 0;
 			if (n != 3 || num32(f[1], &ev) || (known && num(f[2], &id)))
 				return bad_line(path, lineno, line_copy(copy, line, ll), "bad link line");
+			ev = sec_event(&sec, ev);
+			if (known) {
+				id += sec.link;
+				if (id > sec.max_link)
+					sec.max_link = id;
+			}
 			if (m && !m->linked) {
 				if (m->event != ev)
 					return bad_line(path, lineno, line_copy(copy, line, ll),
@@ -617,6 +754,9 @@ static int read_lines(const char *path, struct trace *t)
 			    (strcmp(f[3], "-") != 0 && (num32(f[3], &e.stop) || !e.stop)))
 				return bad_line(path, lineno, line_copy(copy, line, ll),
 						"bad elapsed line");
+			e.corr = sec_corr(&sec, e.corr);
+			e.start = sec_corr(&sec, e.start);
+			e.stop = sec_corr(&sec, e.stop);
 			if (!r || r->kind != K_API || r->corr != e.corr ||
 			    strcmp(r->name, "cudaEventElapsedTime") != 0 ||
 			    (t->nelapsed && t->elapsed[t->nelapsed - 1].corr == e.corr))
@@ -629,8 +769,10 @@ static int read_lines(const char *path, struct trace *t)
 			continue;
 		} else if (strcmp(f[0], "end") == 0) {
 			uint64_t nrec;
-			if (n != 3 || num(f[1], &nrec) || num(f[2], &t->dropped))
+			uint64_t dropped;
+			if (n != 3 || num(f[1], &nrec) || num(f[2], &dropped))
 				return bad_line(path, lineno, line_copy(copy, line, ll), "bad end line");
+			t->dropped += dropped;
 			saw_end = 1;
 		} else {
 			const char *why;
@@ -639,6 +781,19 @@ static int read_lines(const char *path, struct trace *t)
 			if (n > MAX_FIELDS)
 				return bad_line(path, lineno, line_copy(copy, line, ll), "too many fields");
 			why = parse_rec(f, n, &t->recs[t->n], t->version);
+			struct rec *r = &t->recs[t->n];
+			if (!why && sec.proc) {
+				if (sec_stream(&sec, &r->stream))
+					why = "bad stream";
+				r->corr = sec_corr(&sec, r->corr);
+				if (r->kind == K_EVENT)
+					r->event = sec_event(&sec, r->event);
+				r->proc = (uint8_t)sec.proc;
+			} else if (!why) {
+				sec_corr(&sec, r->corr);
+				if (r->kind == K_EVENT)
+					sec_event(&sec, r->event);
+			}
 			if (why)
 				return bad_line(path, lineno, line_copy(copy, line, ll), why);
 			t->recs[t->n++].line = (uint32_t)lineno;
@@ -648,10 +803,15 @@ static int read_lines(const char *path, struct trace *t)
 		fprintf(stderr, "%s: not a streamtrace file\n", path);
 		return 3;
 	}
-	t->complete = saw_end;
-	if (!saw_end)
+	t->complete = saw_end && ended;
+	t->nprocs = (int)sec.proc + 1;
+	if (!saw_end && !sec.proc)
 		fprintf(stderr, "%s: warning: trace ends early: the program may have "
 			"crashed (figures cover what was recorded)\n", path);
+	else if (!saw_end)
+		fprintf(stderr, "%s: warning: process %u's trace ends early: it "
+			"may have crashed (figures cover what was recorded)\n",
+			path, sec.proc);
 	return 0;
 oom:
 	fprintf(stderr, "%s: out of memory\n", path);

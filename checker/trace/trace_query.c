@@ -261,10 +261,10 @@ static int ustream_cmp(const void *pa, const void *pb)
 static void print_list_line(const struct trace *t, const struct rec *r,
 			    const char *end)
 {
-	char stream[16] = "-", what[32], bytes[24] = "-";
+	char stream[24] = "-", what[32], bytes[24] = "-";
 	const char *name = what, *mem = "-";
 	if (r->stream != NO_STREAM)
-		snprintf(stream, sizeof stream, "%u", r->stream);
+		stream_id_text(t, r->stream, stream, sizeof stream);
 	switch (r->kind) {
 	case K_COPY:
 		name = dir_name(r->dir);
@@ -576,7 +576,6 @@ int query_main(const struct trace *t, int argc, char **argv)
 			/* an id, or a kind: default, per-thread, created, internal;
 			 * blocking, non-blocking (how it syncs with the legacy one) */
 			const char *v = argv[++i];
-			char *end;
 			f.by_stream = 1;
 			for (int k = 0; k < ST_UNKNOWN; k++)
 				if (strcmp(v, stream_kind_name(k)) == 0)
@@ -585,14 +584,10 @@ int query_main(const struct trace *t, int argc, char **argv)
 				f.stream_sync = SY_BLOCKING;
 			else if (strcmp(v, "non-blocking") == 0)
 				f.stream_sync = SY_NONBLOCKING;
-			if (f.stream_kind < 0 && f.stream_sync < 0) {
-				unsigned long id = strtoul(v, &end, 10);
-				if (*end || end == v)
-					return usage_q("--stream takes a stream id or a kind (default, "
-						       "per-thread, created, internal, blocking, "
-						       "non-blocking), not \"%s\"", v);
-				f.stream = (uint32_t)id;
-			}
+			if (f.stream_kind < 0 && f.stream_sync < 0 && stream_id_parse(v, &f.stream))
+				return usage_q("--stream takes a stream id (a job's: PROCESS:ID) or a "
+					       "kind (default, per-thread, created, internal, "
+					       "blocking, non-blocking), not \"%s\"", v);
 		} else if ((strcmp(argv[i], "--device") == 0 || strcmp(argv[i], "--thread") == 0) &&
 			   i + 1 < argc) {
 			const char *v = argv[i + 1];
@@ -649,6 +644,19 @@ int query_main(const struct trace *t, int argc, char **argv)
 			       t->devices[i].sm_count, t->devices[i].name);
 		return 0;
 	}
+	if (strcmp(q, "processes") == 0) {
+		/* a job's processes (one: the trace's own): P PID RANK ARGV */
+		if (npos != 1)
+			return usage_q("%s", "processes takes no selector");
+		for (int p = 0; p < (t->nprocs > 1 ? t->nprocs : 1); p++) {
+			const char *pid = trace_meta_of(t, (uint32_t)p, "pid");
+			const char *rank = trace_meta_of(t, (uint32_t)p, "rank");
+			const char *args = trace_meta_of(t, (uint32_t)p, "argv");
+			printf("%d\t%s\t%s\t%s\n", p, pid ? pid : "-", rank ? rank : "-",
+			       args ? args : "-");
+		}
+		return 0;
+	}
 	if (strcmp(q, "meta") == 0) {
 		if (npos != 2)
 			return usage_q("%s", "meta takes one KEY");
@@ -664,10 +672,13 @@ int query_main(const struct trace *t, int argc, char **argv)
 	if (strcmp(q, "streams") == 0 && npos == 1) {
 		/* every stream the trace declares */
 		const struct trace *b = t->base ? t->base : t;
-		for (size_t i = 0; i < b->nstreams; i++)
-			printf("%u %s %u %s\n", b->streams[i].id,
+		char id[24];
+		for (size_t i = 0; i < b->nstreams; i++) {
+			stream_id_text(b, b->streams[i].id, id, sizeof id);
+			printf("%s %s %u %s\n", id,
 			       stream_kind_name(b->streams[i].kind), b->streams[i].device,
 			       stream_sync_name(b->streams[i].sync));
+		}
 		return 0;
 	}
 
@@ -817,7 +828,9 @@ int query_main(const struct trace *t, int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			if (i == 0 || ids[i] != ids[i - 1]) {
 				struct stream_decl d = trace_stream(t, ids[i]);
-				printf("%u %s %u %s\n", ids[i], stream_kind_name(d.kind),
+				char id[24];
+				stream_id_text(t, ids[i], id, sizeof id);
+				printf("%s %s %u %s\n", id, stream_kind_name(d.kind),
 				       d.device, stream_sync_name(d.sync));
 			}
 		free(ids);

@@ -26,6 +26,8 @@ static int lane_cmp(const void *pa, const void *pb)
 	int ha = a->kind != LANE_STREAM, hb = b->kind != LANE_STREAM;
 	if (ha != hb)
 		return ha - hb;
+	if (!ha && stream_proc(a->id) != stream_proc(b->id)) /* a job: by process */
+		return stream_proc(a->id) < stream_proc(b->id) ? -1 : 1;
 	if (!ha && a->device != b->device)
 		return a->device < b->device ? -1 : 1;
 	if (a->number != b->number) /* default stream first; threads in order */
@@ -107,10 +109,12 @@ uint32_t stream_device(const struct trace *t, uint32_t id)
 	return 0;
 }
 
-/* Stream a before stream b, as the JSON and SVG order tracks: by device,
- * the legacy default stream first, then by id. */
+/* Stream a before stream b, as the JSON and SVG order tracks: by process
+ * (a job), by device, the legacy default stream first, then by id. */
 int stream_order(const struct trace *t, uint32_t a, uint32_t b)
 {
+	if (stream_proc(a) != stream_proc(b))
+		return stream_proc(a) < stream_proc(b);
 	uint32_t da = stream_device(t, a), db = stream_device(t, b);
 	if (da != db)
 		return da < db;
@@ -132,16 +136,33 @@ static uint32_t stream_thread(const struct trace *t, uint32_t id)
 	return NO_THREAD;
 }
 
+/* The process of a job that host thread tid belongs to (0: none known). */
+uint32_t thread_proc(const struct trace *t, uint32_t tid)
+{
+	if (t->base)
+		t = t->base;
+	for (size_t i = 0; t->nprocs > 1 && i < t->n; i++)
+		if ((t->recs[i].kind == K_API || t->recs[i].kind == K_NVTX) && t->recs[i].tid == tid)
+			return t->recs[i].proc;
+	return 0;
+}
+
 /* A stream's name in the drawings: "default" (the legacy stream), "thread
  * 2 default" (that host thread's per-thread default stream), "stream 13",
  * "stream 14 nb" (created non-blocking), "internal 19"; "dev 1 ..." before
- * it when the trace's streams are on several devices. Return its length. */
+ * it when the trace's streams are on several devices; "p1 ..." before
+ * that in a job of several processes (its process, from 0). Return its
+ * length. */
 int stream_label(const struct trace *t, uint32_t id, int devices, char *buf, size_t n)
 {
 	struct stream_decl d = trace_stream(t, id);
-	char dev[16] = "";
+	char dev[24] = "";
+	int at = 0;
+	if ((t->base ? t->base : t)->nprocs > 1)
+		at = snprintf(dev, sizeof dev, "p%u ", stream_proc(id));
 	if (devices)
-		snprintf(dev, sizeof dev, "dev %u ", stream_device(t, id));
+		snprintf(dev + at, sizeof dev - (size_t)at, "dev %u ", stream_device(t, id));
+	uint32_t lid = stream_local(id);
 	switch (d.kind) {
 	case ST_DEFAULT:
 		return snprintf(buf, n, "%sdefault", dev);
@@ -149,12 +170,12 @@ int stream_label(const struct trace *t, uint32_t id, int devices, char *buf, siz
 		uint32_t tid = stream_thread(t, id);
 		if (tid != NO_THREAD)
 			return snprintf(buf, n, "%sthread %d default", dev, thread_number(t, tid));
-		return snprintf(buf, n, "%sper-thread %u", dev, id);
+		return snprintf(buf, n, "%sper-thread %u", dev, lid);
 	}
 	case ST_INTERNAL:
-		return snprintf(buf, n, "%sinternal %u", dev, id);
+		return snprintf(buf, n, "%sinternal %u", dev, lid);
 	default:
-		return snprintf(buf, n, "%sstream %u%s", dev, id,
+		return snprintf(buf, n, "%sstream %u%s", dev, lid,
 				d.sync == SY_NONBLOCKING ? " nb" : "");
 	}
 }
@@ -162,12 +183,15 @@ int stream_label(const struct trace *t, uint32_t id, int devices, char *buf, siz
 /* Name lane l: "default", "stream 13", "thread 1", "calls". */
 static void lane_label(const struct trace *t, const struct lanes *L, struct lane *l)
 {
+	char p[8] = "";
+	if (t->nprocs > 1 && l->kind != LANE_STREAM)
+		snprintf(p, sizeof p, "p%u ", thread_proc(t, l->id));
 	if (l->kind == LANE_NVTX) {
-		snprintf(l->label, sizeof l->label, "thread %d", l->number);
+		snprintf(l->label, sizeof l->label, "%sthread %d", p, l->number);
 	} else if (l->kind == LANE_API) {
 		/* under its thread's NVTX lane, "calls" says enough */
 		int nvtx = lane_find(L, LANE_NVTX, l->id) >= 0;
-		snprintf(l->label, sizeof l->label, nvtx ? "calls" : "thread %d calls", l->number);
+		snprintf(l->label, sizeof l->label, nvtx ? "calls" : "%sthread %d calls", p, l->number);
 	} else {
 		stream_label(t, l->id, L->devices, l->label, sizeof l->label);
 	}
@@ -219,12 +243,16 @@ int lanes_make(const struct trace *t, struct lanes *L)
 			continue;
 		for (size_t k = 0; k < L->n; k++)
 			ndefault += L->v[k].kind == LANE_STREAM && L->v[k].number == 0 &&
-				    L->v[k].device == l->device;
+				    L->v[k].device == l->device &&
+				    stream_proc(L->v[k].id) == stream_proc(l->id);
 		if (ndefault > 1) {
-			char dev[16] = "";
+			char dev[24] = "";
+			int at = 0;
+			if (t->nprocs > 1)
+				at = snprintf(dev, sizeof dev, "p%u ", stream_proc(l->id));
 			if (L->devices)
-				snprintf(dev, sizeof dev, "dev %u ", l->device);
-			snprintf(l->label, sizeof l->label, "%sdefault %u", dev, l->id);
+				snprintf(dev + at, sizeof dev - (size_t)at, "dev %u ", l->device);
+			snprintf(l->label, sizeof l->label, "%sdefault %u", dev, stream_local(l->id));
 		}
 	}
 	while (L->nstreams < L->n && L->v[L->nstreams].kind == LANE_STREAM)

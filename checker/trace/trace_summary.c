@@ -145,8 +145,16 @@ static void sum_head(FILE *f, const struct trace *t, int width)
 	say(f, width, "trace      %s (%s)", t->path,
 	    t->complete ? "complete" : "ENDS EARLY: the program may have crashed");
 	say(f, width, "device     %s", dev);
-	if (argv)
+	if (argv && t->nprocs <= 1)
 		say(f, width, "program    %s", argv);
+	for (int p = 0; t->nprocs > 1 && p < t->nprocs; p++) {
+		/* a job: each process, as the lanes name it */
+		const char *pid = trace_meta_of(t, (uint32_t)p, "pid");
+		const char *rank = trace_meta_of(t, (uint32_t)p, "rank");
+		const char *args = trace_meta_of(t, (uint32_t)p, "argv");
+		say(f, width, "%-10s p%d: pid %s%s%s, %s", p ? "" : "processes", p,
+		    pid ? pid : "?", rank ? ", rank " : "", rank ? rank : "", args ? args : "?");
+	}
 	if (!t->nwin) {
 		say(f, width, "span       %.6f ms, %zu records, %llu dropped", ms(t->t1 - t->t0),
 		    t->n, (unsigned long long)t->dropped);
