@@ -467,7 +467,9 @@ ${e[4]} ${r[4]} ${r[5]}" ]
 	# and nothing the trace knows orders one process's kernel after
 	# another's: the wait for the child's exit is not a CUDA call
 	local c
-	c=$("$ST" query "$K" corr d2h | awk -F'\t' 'NR == 1 { print $11 }')
+	# (kernel:spin#2: the second in the order of the calls, process 1's;
+	# its copy, on its stream)
+	c=$("$ST" query "$K" corr d2h | awk -F'\t' '$5 ~ /^1:/ { print $11; exit }')
 	run -0 "$ST" ask "$K" "order kernel:spin#1 kernel:spin#2" "order kernel:spin#2 copy:$c"; echo "$output"
 	[[ ${lines[0]} == observed-only* ]]
 	[[ ${lines[1]} == "guaranteed	kernel:"*" (stream order) copy:$c" ]]

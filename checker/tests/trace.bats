@@ -1555,7 +1555,7 @@ elapsed6() {
 	[[ "$output" == *'"p1 created non-blocking stream 14"'* && "$output" == *'"p1 thread 2 (101): CUDA API"'* ]]
 }
 
-@test "a job: nothing orders one process's work after another's; a device synchronize and the legacy stream are the process's own" {
+@test "a job: nothing orders one process's work after another's; a device synchronize, the legacy stream and a thread are the process's own" {
 	F="$FX/job.trace"
 	run -0 "$ST" ask "$F" "order kernel:10 kernel:13" "order kernel:24 kernel:27" \
 		"order kernel:10 kernel:27" "order kernel:13 api:28" "order kernel:27 api:28" \
@@ -1569,6 +1569,13 @@ elapsed6() {
 		"guaranteed	kernel:27 (a host wait) cudaDeviceSynchronize:28" \
 		"observed-only	nothing orders memset:29 after kernel:10; in this run it started 2.300000 ms after the other ended" \
 		"guaranteed	kernel:24 (stream order) record:25 (a host wait) cudaDeviceSynchronize:28 (queued after the thread's earlier calls) memset:29")"
+	# two processes whose threads have one id (CUPTI numbers each process's
+	# own): two threads, not one whose calls come one after the other
+	sed 's/^\(api\t[0-9]*\t[0-9]*\t\)101\t/\1100\t/' "$F" >"$BATS_TEST_TMPDIR/t.trace"
+	run -0 "$ST" ask "$BATS_TEST_TMPDIR/t.trace" "order kernel:13 api:28"; echo "$output"
+	expect "not-ordered	nothing orders api:28 after kernel:13"
+	run -0 "$ST" query "$BATS_TEST_TMPDIR/t.trace" list api; echo "$output"
+	[ "$(cut -f10 <<<"$output" | sort -u | wc -l)" -eq 2 ]
 }
 
 @test "a job: a process cut short is said once, by its number; processes of two formats, or a bad header line, are refused" {

@@ -546,6 +546,33 @@ static int sec_stream(const struct section *s, uint32_t *id)
 	return 0;
 }
 
+/* A host thread of a job: CUPTI's thread ids are each process's own too,
+ * and two processes may have the same one. */
+struct job_thread {
+	uint32_t proc, raw, tid;
+};
+
+/* Thread raw of process proc: as written, unless an earlier process has a
+ * thread of that id (then one no thread has: NO_THREAD - 1, - 2, ...).
+ * Return NO_THREAD where memory runs out. */
+static uint32_t sec_thread(struct job_thread **v, size_t *n, size_t *cap, uint32_t proc,
+			   uint32_t raw)
+{
+	int taken = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if ((*v)[i].proc == proc && (*v)[i].raw == raw)
+			return (*v)[i].tid;
+		taken |= (*v)[i].tid == raw;
+	}
+	if (grow((void **)v, cap, *n, sizeof **v))
+		return NO_THREAD;
+	struct job_thread j = { proc, raw, raw };
+	if (taken)
+		j.tid = NO_THREAD - 1 - (uint32_t)*n;
+	(*v)[(*n)++] = j;
+	return j.tid;
+}
+
 /* The next process of a job: its ids after all of the ones before. */
 static void sec_next(struct section *s)
 {
@@ -557,8 +584,9 @@ static void sec_next(struct section *s)
 }
 
 /* Read the lines of t->text (the file path) into t's records, meta and
- * declarations. Return 0, or 3 after one line on stderr saying why. */
-static int read_lines(const char *path, struct trace *t)
+ * declarations; a job's threads in *jt (the caller frees it). Return 0, or
+ * 3 after one line on stderr saying why. */
+static int read_lines(const char *path, struct trace *t, struct job_thread **jtp)
 {
 	size_t cap_r = 0, cap_m = 0, cap_s = 0, cap_d = 0, cap_c = 0, cap_k = 0, cap_e = 0;
 	size_t lineno = 0;
@@ -567,6 +595,9 @@ static int read_lines(const char *path, struct trace *t)
 	char copy[64];
 	int saw_end = 0, ended = 1;
 	struct section sec = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	/* a job's threads, once it has two processes */
+#define jt (*jtp)
+	size_t njt = 0, cap_jt = 0;
 
 	char *p = t->text;
 	while (*p) {
@@ -616,6 +647,11 @@ static int read_lines(const char *path, struct trace *t)
 			saw_end = 0;
 			last_mark = 0;
 			sec_next(&sec);
+			if (sec.proc == 1) /* process 0's threads, as written */
+				for (size_t i = 0; i < t->n; i++)
+					if ((t->recs[i].kind == K_API || t->recs[i].kind == K_NVTX) &&
+					    sec_thread(&jt, &njt, &cap_jt, 0, t->recs[i].tid) == NO_THREAD)
+						goto oom;
 			continue;
 		}
 		if (saw_end)
@@ -788,6 +824,9 @@ static int read_lines(const char *path, struct trace *t)
 				r->corr = sec_corr(&sec, r->corr);
 				if (r->kind == K_EVENT)
 					r->event = sec_event(&sec, r->event);
+				if ((r->kind == K_API || r->kind == K_NVTX) &&
+				    (r->tid = sec_thread(&jt, &njt, &cap_jt, sec.proc, r->tid)) == NO_THREAD)
+					goto oom;
 				r->proc = (uint8_t)sec.proc;
 			} else if (!why) {
 				sec_corr(&sec, r->corr);
@@ -816,6 +855,7 @@ static int read_lines(const char *path, struct trace *t)
 oom:
 	fprintf(stderr, "%s: out of memory\n", path);
 	return 3;
+#undef jt
 }
 
 static int mark_cmp(const void *pa, const void *pb)
@@ -937,7 +977,9 @@ int trace_load(const char *path, struct trace *t)
 		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno ? errno : EIO));
 		return 3;
 	}
-	int rc = read_lines(path, t);
+	struct job_thread *jt = NULL;
+	int rc = read_lines(path, t, &jt);
+	free(jt);
 	if (rc) {
 		trace_free(t);
 		return rc;
