@@ -147,8 +147,8 @@ struct stream_decl trace_stream(const struct trace *t, uint32_t id)
 	if (lo < t->nstreams && t->streams[lo].id == id)
 		return t->streams[lo];
 	struct stream_decl d = { id, 0, t->version >= 2 ? ST_UNKNOWN : ST_CREATED, SY_NONE };
-	const char *m = trace_meta(t, "default_stream");
-	if (m && strtoul(m, NULL, 10) == id)
+	const char *m = trace_meta_of(t, stream_proc(id), "default_stream");
+	if (m && strtoul(m, NULL, 10) == stream_local(id))
 		d.kind = ST_DEFAULT;
 	return d;
 }
