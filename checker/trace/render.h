@@ -32,6 +32,8 @@ int lanes_make(const struct trace *t, struct lanes *L);
 int lane_of(const struct lanes *L, const struct rec *r);
 int thread_number(const struct trace *t, uint32_t tid);
 uint32_t thread_proc(const struct trace *t, uint32_t tid);
+int lane_where(const struct trace *t, uint32_t proc, int devices, uint32_t dev, char *buf,
+	       size_t n);
 int stream_label(const struct trace *t, uint32_t id, int devices, char *buf, size_t n);
 uint32_t stream_device(const struct trace *t, uint32_t id);
 void device_words(const struct trace *t, char *buf, size_t n);

@@ -227,13 +227,10 @@ static void json_tracks(FILE *f, const struct trace *t, const struct lanes *L, i
 	json_meta(f, first, 2, 0, "process_sort_index", NULL, 1000);
 	for (size_t j = 0; j < n; j++) {
 		struct stream_decl d = trace_stream(t, ids[j]);
-		char sid[24], p[16] = "";
-		stream_id_text(t, ids[j], sid, sizeof sid);
-		if (t->nprocs > 1) /* a job: "p1 created stream 13" */
-			snprintf(p, sizeof p, "p%u ", stream_proc(ids[j]));
-		snprintf(buf, sizeof buf, "%s%s%s stream %s", p, stream_kind_name(d.kind),
-			 d.sync == SY_NONBLOCKING ? " non-blocking" : "",
-			 t->nprocs > 1 ? sid + strcspn(sid, ":") + 1 : sid);
+		char p[24]; /* a job: "p1 created stream 13" */
+		lane_where(t, stream_proc(ids[j]), 0, 0, p, sizeof p);
+		snprintf(buf, sizeof buf, "%s%s%s stream %u", p, stream_kind_name(d.kind),
+			 d.sync == SY_NONBLOCKING ? " non-blocking" : "", stream_local(ids[j]));
 		json_track(f, first, gpu_pid(stream_device(t, ids[j])), ids[j], buf, (long)j);
 	}
 	free(ids);
@@ -243,9 +240,8 @@ static void json_tracks(FILE *f, const struct trace *t, const struct lanes *L, i
 		if (k <= done)
 			continue;
 		done = k;
-		char p[16] = "";
-		if (t->nprocs > 1)
-			snprintf(p, sizeof p, "p%u ", thread_proc(t, L->v[j].id));
+		char p[24];
+		lane_where(t, thread_proc(t, L->v[j].id), 0, 0, p, sizeof p);
 		snprintf(buf, sizeof buf, "%sthread %d (%u): NVTX", p, k, L->v[j].id);
 		json_track(f, first, 2, (uint32_t)(10 * k + TRACK_NVTX), buf, 10 * k + TRACK_NVTX);
 		snprintf(buf, sizeof buf, "%sthread %d (%u): CUDA API", p, k, L->v[j].id);

@@ -186,6 +186,13 @@ static int item_cmp(const void *pa, const void *pb)
 	return la < lb ? -1 : la > lb;
 }
 
+/* Is agent a a stream of the context of device dev in process proc (a
+ * device synchronize and the legacy stream concern those alone)? */
+static int in_context(const struct agent *a, uint32_t dev, uint32_t proc)
+{
+	return !a->thread && a->device == dev && stream_proc(a->id) == proc;
+}
+
 static int64_t agent_of(const struct hb *h, uint32_t id, int thread)
 {
 	for (size_t i = 0; i < h->na; i++)
@@ -459,8 +466,7 @@ static int hb_build(const struct trace *t, struct hb *h)
 					rc |= add_pred(h, x, record_of(h, s, &x->unlinked), why);
 				} else if (s->sync == S_CONTEXT) {
 					for (size_t b = 0; b < h->na; b++)
-						if (!h->ag[b].thread && h->ag[b].device == s->device &&
-						    stream_proc(h->ag[b].id) == s->proc)
+						if (in_context(&h->ag[b], s->device, s->proc))
 							rc |= add_pred(h, x, h->ag[b].last, why);
 				}
 			}
@@ -491,13 +497,13 @@ static int hb_build(const struct trace *t, struct hb *h)
 			}
 			if (sa->legacy) {
 				for (size_t b = 0; b < h->na; b++)
-					if (h->ag[b].blocking && h->ag[b].device == sa->device &&
-					    stream_proc(h->ag[b].id) == stream_proc(sa->id))
+					if (h->ag[b].blocking &&
+					    in_context(&h->ag[b], sa->device, stream_proc(sa->id)))
 						rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
 			} else if (sa->blocking) {
 				for (size_t b = 0; b < h->na; b++)
-					if (h->ag[b].legacy && h->ag[b].device == sa->device &&
-					    stream_proc(h->ag[b].id) == stream_proc(sa->id))
+					if (h->ag[b].legacy &&
+					    in_context(&h->ag[b], sa->device, stream_proc(sa->id)))
 						rc |= add_pred(h, x, h->ag[b].last, E_LEGACY);
 			}
 			if (x->kind == I_WAIT)

@@ -583,6 +583,18 @@ static void sec_next(struct section *s)
 	s->link = s->max_link + 1;
 }
 
+/* A trace without its end line, once: the whole trace's, or in a job
+ * (job set) process proc's. */
+static void ends_early(const char *path, int job, uint32_t proc)
+{
+	if (job)
+		fprintf(stderr, "%s: warning: process %u's trace ends early: it may have "
+			"crashed (figures cover what was recorded)\n", path, proc);
+	else
+		fprintf(stderr, "%s: warning: trace ends early: the program may have "
+			"crashed (figures cover what was recorded)\n", path);
+}
+
 /* Read the lines of t->text (the file path) into t's records, meta and
  * declarations; a job's threads in *jt (the caller frees it). Return 0, or
  * 3 after one line on stderr saying why. */
@@ -640,9 +652,7 @@ static int read_lines(const char *path, struct trace *t, struct job_thread **jtp
 				return bad_line(path, lineno, line_copy(copy, line, ll),
 						"more processes than a job may have (256)");
 			if (!saw_end)
-				fprintf(stderr, "%s: warning: process %u's trace ends early: it "
-					"may have crashed (figures cover what was recorded)\n",
-					path, sec.proc);
+				ends_early(path, 1, sec.proc);
 			ended &= saw_end;
 			saw_end = 0;
 			last_mark = 0;
@@ -844,13 +854,8 @@ static int read_lines(const char *path, struct trace *t, struct job_thread **jtp
 	}
 	t->complete = saw_end && ended;
 	t->nprocs = (int)sec.proc + 1;
-	if (!saw_end && !sec.proc)
-		fprintf(stderr, "%s: warning: trace ends early: the program may have "
-			"crashed (figures cover what was recorded)\n", path);
-	else if (!saw_end)
-		fprintf(stderr, "%s: warning: process %u's trace ends early: it "
-			"may have crashed (figures cover what was recorded)\n",
-			path, sec.proc);
+	if (!saw_end)
+		ends_early(path, sec.proc > 0, sec.proc);
 	return 0;
 oom:
 	fprintf(stderr, "%s: out of memory\n", path);

@@ -147,6 +147,21 @@ uint32_t thread_proc(const struct trace *t, uint32_t tid)
 	return 0;
 }
 
+/* What the drawings put before a lane's name: "p1 " (its process, proc, in
+ * a job of several), then "dev 1 " where devices is set (its device, dev).
+ * Return its length. */
+int lane_where(const struct trace *t, uint32_t proc, int devices, uint32_t dev, char *buf,
+	       size_t n)
+{
+	int at = 0;
+	buf[0] = 0;
+	if ((t->base ? t->base : t)->nprocs > 1)
+		at = snprintf(buf, n, "p%u ", proc);
+	if (devices)
+		at += snprintf(buf + at, n - (size_t)at, "dev %u ", dev);
+	return at;
+}
+
 /* A stream's name in the drawings: "default" (the legacy stream), "thread
  * 2 default" (that host thread's per-thread default stream), "stream 13",
  * "stream 14 nb" (created non-blocking), "internal 19"; "dev 1 ..." before
@@ -156,12 +171,8 @@ uint32_t thread_proc(const struct trace *t, uint32_t tid)
 int stream_label(const struct trace *t, uint32_t id, int devices, char *buf, size_t n)
 {
 	struct stream_decl d = trace_stream(t, id);
-	char dev[24] = "";
-	int at = 0;
-	if ((t->base ? t->base : t)->nprocs > 1)
-		at = snprintf(dev, sizeof dev, "p%u ", stream_proc(id));
-	if (devices)
-		snprintf(dev + at, sizeof dev - (size_t)at, "dev %u ", stream_device(t, id));
+	char dev[24];
+	lane_where(t, stream_proc(id), devices, devices ? stream_device(t, id) : 0, dev, sizeof dev);
 	uint32_t lid = stream_local(id);
 	switch (d.kind) {
 	case ST_DEFAULT:
@@ -183,9 +194,9 @@ int stream_label(const struct trace *t, uint32_t id, int devices, char *buf, siz
 /* Name lane l: "default", "stream 13", "thread 1", "calls". */
 static void lane_label(const struct trace *t, const struct lanes *L, struct lane *l)
 {
-	char p[8] = "";
-	if (t->nprocs > 1 && l->kind != LANE_STREAM)
-		snprintf(p, sizeof p, "p%u ", thread_proc(t, l->id));
+	char p[24] = "";
+	if (l->kind != LANE_STREAM)
+		lane_where(t, thread_proc(t, l->id), 0, 0, p, sizeof p);
 	if (l->kind == LANE_NVTX) {
 		snprintf(l->label, sizeof l->label, "%sthread %d", p, l->number);
 	} else if (l->kind == LANE_API) {
@@ -246,13 +257,11 @@ int lanes_make(const struct trace *t, struct lanes *L)
 				    L->v[k].device == l->device &&
 				    stream_proc(L->v[k].id) == stream_proc(l->id);
 		if (ndefault > 1) {
-			char dev[24] = "";
-			int at = 0;
-			if (t->nprocs > 1)
-				at = snprintf(dev, sizeof dev, "p%u ", stream_proc(l->id));
-			if (L->devices)
-				snprintf(dev + at, sizeof dev - (size_t)at, "dev %u ", l->device);
-			snprintf(l->label, sizeof l->label, "%sdefault %u", dev, stream_local(l->id));
+			size_t at = (size_t)lane_where(t, stream_proc(l->id), L->devices, l->device,
+						       l->label, sizeof l->label);
+			if (at < sizeof l->label)
+				snprintf(l->label + at, sizeof l->label - at, "default %u",
+					 stream_local(l->id));
 		}
 	}
 	while (L->nstreams < L->n && L->v[L->nstreams].kind == LANE_STREAM)
