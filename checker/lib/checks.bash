@@ -642,8 +642,10 @@ figure_in() {
     local -n _fi_v=$1
     local _fi_k _fi_x
     _fi_v=""
+    # (the kept file is read once it is whole, its status written: another
+    # check may be making it now, and then the run's output is read here)
     if run_kept "$RUNS/$2.out" figures awk '$2 == "=" && !($1 in seen) { seen[$1]; print $1, $3; if (++n > 2000) exit 3 }' \
-        "$RUNS/$2.out" >/dev/null; then
+        "$RUNS/$2.out" >/dev/null && kept_ok "$RUNS/$2.out.figures" "$RUNS/$2.out"; then
         while read -r _fi_k _fi_x; do
             [ "$_fi_k" = "$3" ] && { _fi_v=$_fi_x; return 0; }
         done <"$RUNS/$2.out.figures"
