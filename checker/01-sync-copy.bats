@@ -41,32 +41,61 @@ EOF
 EOF
 }
 
-# elements and bytes as the program announced them ("sync_copy: N elements ...")
-elements() { awk '/^sync_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.out"; }
+# announced_in VAR WHAT: what the program announced in its first line
+# ("sync_copy: N elements (...), S steps each, on GPU"): N (WHAT elements)
+# or S (steps); read by bash, no process
+announced_in() {
+    local -n _an_v=$1
+    local _an_l _an_w _an_i
+    _an_v=""
+    while IFS= read -r _an_l; do
+        [[ $_an_l =~ ^sync_copy:\ [0-9]+\ elements ]] || continue
+        read -r -a _an_w <<<"$_an_l"
+        if [ "$2" = elements ]; then
+            _an_v=${_an_w[1]}
+        else
+            for ((_an_i = 1; _an_i + 1 < ${#_an_w[@]}; _an_i++)); do
+                [ "${_an_w[_an_i + 1]}" = steps ] && { _an_v=${_an_w[_an_i]}; break; }
+            done
+        fi
+        return 0
+    done <"$RUNS/main.out"
+}
+# elements: the elements the program announced
+elements() { local n; announced_in n elements; echo "$n"; }
 
 # Your run (run-checks prints it after the checks; never graded): the answers
 # to the README's "Predict, then measure", from this run's trace and output.
 your_run() {
     your_run_ok main || return 0
-    local h k k3 d launch
+    local h="" k="-" k3="" d="" launch n steps gpu f ks=() bw
     figure_in launch main launch_ms
-    read -r h k k3 d <<<"$(tq main list gpu | awk -F'\t' '
-        $4 == "copy" && $6 == "H2D" && h == "" { h = $3 }
-        $4 == "copy" && $6 == "D2H" { d = $3 }
-        $4 == "kernel" { k[++nk] = $3 }
-        END { print (h == "" ? "-" : h), (nk >= 2 ? k[2] : "-"), (nk >= 3 ? k[3] : "-"), (d == "" ? "-" : d) }')"
-    [ "$k3" = - ] && k3=""
-    your_fig launch_us "$(awk -v l="$launch" 'BEGIN { if (l != "") printf "%.6g\n", 1000 * l }')" us \
+    # the first H2D copy, the second and third kernels (the event-timed one
+    # and the one timed by the host), the last D2H copy
+    tq_in gpu main list gpu
+    while IFS=$'\t' read -r -a f; do
+        case ${f[3]:-} in
+            copy) [ "${f[5]}" = H2D ] && [ -z "$h" ] && h=${f[2]}
+                  [ "${f[5]}" = D2H ] && d=${f[2]} ;;
+            kernel) ks+=("${f[2]}") ;;
+        esac
+    done <<<"$gpu"
+    [ ${#ks[@]} -ge 2 ] && k=${ks[1]}
+    [ ${#ks[@]} -ge 3 ] && k3=${ks[2]}
+    your_fig launch_us "$(calc '1000 * l' l="$launch")" us \
         "launch_ms: the host's time for one launch alone"
-    your_fig kernel_gsteps "$(awk -v n="$(elements)" -v s="$(awk '/^sync_copy: [0-9]+ elements/ {
-            for (i = 1; i < NF; i++) if ($(i + 1) == "steps") { print $i; exit } }' "$RUNS/main.out")" \
-        -v k="$k" 'BEGIN { if (n != "" && s != "" && k != "-" && k + 0 > 0) printf "%.6g\n", n * s / (k * 1e6) }')" G/s \
+    announced_in n elements
+    announced_in steps steps
+    is_positive "$k" || steps=""
+    your_fig kernel_gsteps "$(calc 'n * s / (k * 1e6)' n="$n" s="$steps" k="$k")" G/s \
         "scramble steps a second, in billions, over the event-timed kernel's run in the trace"
-    [ "$h" != - ] && [ "$k" != - ] && [ "$d" != - ] || h="" k="" d=""
-    your_fig copy_share "$(pct "$(awk -v h="$h" -v d="$d" 'BEGIN { print h + d }')" \
-        "$(awk -v h="$h" -v k="$k" -v d="$d" 'BEGIN { if (h != "") print h + k + d }')")" % \
+    [ -n "$h" ] && [ "$k" != - ] && [ -n "$d" ] || h="" k="" d=""
+    your_fig copy_share "$(pct "$(calc 'h + d' h="${h:-0}" d="${d:-0}")" \
+        "$(calc 'h + k + d' h="$h" k="$k" d="$d")")" % \
         "the copies' share of H2D + timed kernel + D2H on the GPU"
-    your_fig h2d_gbps "$(tq main bandwidth h2d | awk '$1 > 0 { print $1 }')" GB/s \
+    tq_in bw main bandwidth h2d
+    is_positive "${bw%% *}" || bw=""
+    your_fig h2d_gbps "${bw%% *}" GB/s \
         "the H2D cudaMemcpy from malloc memory, as the trace timed it"
 }
 
@@ -115,8 +144,10 @@ your_run() {
 # GPU happened to be done, as it often is right after a synchronous
 # cudaMemcpy. A structure: the same in every run, so no re-run.
 waited_for_stop() {
-    local wait
-    wait=$(timed_pairs "$1" | awk -F'\t' -v k="$2" '$1 == k { print $3 }')
+    local wait="" line
+    while IFS= read -r line; do
+        [ "${line%%$'\t'*}" = "$2" ] && wait=${line##*$'\t'}
+    done < <(timed_pairs "$1")
     [ -z "$wait" ] || [ "$wait" = ok ] || say_fail \
         "after cudaEventRecord(stop, 0), cudaEventSynchronize(stop) before cudaEventElapsedTime reads $3" \
         "$3: $wait" \
@@ -200,10 +231,12 @@ kernel_time() {
     need_trace main
     draw_on_fail main
     local streams ov
-    streams=$(tq main streams gpu | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+    tq_in streams main streams gpu
+    streams=$(words_of 2 "$streams")
     [ "$streams" = "default " ] || say_fail "every copy and kernel on the default stream" \
         "streams: $streams" "$(ran_elsewhere main default | sed '/./s/$/: /')lab 01 uses no streams of its own: cudaMemcpy and <<<grid, block>>>"
-    ov=$(tq main overlap copy kernel | awk '{ print $1 }')
+    tq_in ov main overlap copy kernel
+    ov=${ov%% *}
     is_true 'ov == 0' ov="$ov" || say_fail "no copy overlapping a kernel" \
         "$(fmt "$ov") ms of overlap" "the default stream runs one thing after another"
     # (what the program guaranteed: the default stream's order, not this

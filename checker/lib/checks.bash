@@ -693,6 +693,41 @@ is_true() {
     awk "${vars[@]}" "BEGIN { exit !($expr) }" </dev/null
 }
 
+# calc EXPR [NAME=VALUE...]: EXPR, awk's arithmetic over the NAMEs, as
+# "%.6g"; nothing where a NAME's value is empty. (A division: ratio, pct.)
+#   calc '1000 * l' l=0.0072
+calc() {
+    local expr=$1 vars=() a
+    shift
+    for a in "$@"; do
+        [ -n "${a#*=}" ] || return 0
+        vars+=(-v "$a")
+    done
+    awk "${vars[@]}" "BEGIN { printf \"%.6g\\n\", $expr }" </dev/null
+}
+
+# is_positive WORD: WORD is a number above 0 (in bash: no process).
+is_positive() {
+    [[ $1 =~ ^\+?([0-9]*\.?[0-9]*)([eE][-+]?[0-9]+)?$ ]] && [[ ${BASH_REMATCH[1]} == *[1-9]* ]]
+}
+
+# words_of N LINES: the Nth word of each of LINES, each once, sorted, each
+# followed by a space ("created default "; in bash: no process)
+words_of() {
+    local line w i out=() seen=" "
+    while read -r -a line; do
+        w=${line[$1 - 1]:-}
+        [ -n "$w" ] && [[ $seen != *" $w "* ]] || continue
+        seen+="$w "
+        for ((i = ${#out[@]}; i > 0; i--)); do
+            [[ ${out[i - 1]} > $w ]] || break
+            out[i]=${out[i - 1]}
+        done
+        out[i]=$w
+    done <<<"$2"
+    [ ${#out[@]} -eq 0 ] || printf '%s ' "${out[@]}"
+}
+
 # fmt NUMBER: a number as a student reads it (4 significant digits).
 fmt() { awk -v x="$1" 'BEGIN { printf "%.4g", x }'; }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# same-verdicts.sh OLD NEW [LAB...] -- do two trees of the kit give the same
+# same-verdicts.sh [--text] OLD NEW [LAB...] -- do two trees of the kit give the same
 # verdicts on the recorded runs? For every replay (fixtures/replays/LAB/
 # VARIANT, as replay.bats's replay_check runs it) and every run make mutate
 # kept (fixtures/mutate/LAB/VARIANT, as mutants.bats's fixture_replay runs
@@ -9,10 +9,15 @@
 # that must not move a verdict (a checker reading the trace another way):
 #   git worktree add /tmp/old HEAD~3; make -C /tmp/old tools
 #   checker/tests/same-verdicts.sh /tmp/old . 05 09
+# --text compares all a student reads of each run instead (run-checks'
+# output: verdicts, hints, Your run), the trees' folders made alike: for a
+# change that must move no word, as a checker's awk made bash.
 # Prints a line per lab (runs compared, runs that differ) and each
 # difference; exit 1 when any run differs. Minutes a lab on two cores.
 set -u
-[ $# -ge 2 ] || { echo "usage: same-verdicts.sh OLD NEW [LAB...]" >&2; exit 2; }
+text=0
+[ "${1:-}" = --text ] && { text=1; shift; }
+[ $# -ge 2 ] || { echo "usage: same-verdicts.sh [--text] OLD NEW [LAB...]" >&2; exit 2; }
 old=$(cd "$1" && pwd) new=$(cd "$2" && pwd)
 shift 2
 work=$(mktemp -d)
@@ -28,7 +33,15 @@ verdicts() (
     MUTATE="$KIT_ROOT/checker/tests/mutate/mutate.py"
     FIX="$KIT_ROOT/checker/tests/fixtures/mutate"
     eval "$(sed -n '/^fixture_replay() {/,/^}/p' "$root/checker/tests/mutants.bats")"
-    res() { sed -n 's/^\(not ok\|ok\) [0-9]* /\1\t/p' "$1" | sort; }
+    # (--text: what run-checks printed, the tree's and the run's folders
+    # made alike, and no second)
+    res() {
+        if [ "$text" = 1 ]; then
+            sed -e "s|$root|TREE|g; s|$BATS_TEST_TMPDIR|TMP|g" -e 's/[0-9.]* s\b/N s/g' "${1%.tap}.log"
+        else
+            sed -n 's/^\(not ok\|ok\) [0-9]* /\1\t/p' "$1" | sort
+        fi
+    }
     for lab in "$@"; do
         mkdir -p "$out/$lab"
         for v in $(ls "$root/checker/tests/fixtures/replays/$lab" 2>/dev/null); do
