@@ -104,7 +104,27 @@ words() { echo "${1/_/-}"; }
 reps() {
     kept "$RUNS/$1.reps-$2" reps_of "$1" "$2"
 }
-reps_of() { tq "$1" stages "nvtx:$2" | awk '{ print $3, $4, $5, $7, $6 }'; }
+reps_of() {
+    local l f
+    tq_in l "$1" stages "nvtx:$2"
+    while read -r -a f; do
+        [ ${#f[@]} -eq 0 ] || echo "${f[2]:-} ${f[3]:-} ${f[4]:-} ${f[6]:-} ${f[5]:-}"
+    done <<<"$l"
+    return 0
+}
+
+# pageable_dirs ARRAY RUN [WINDOW...]: the directions (H2D, D2H) of RUN's
+# copies from or to pageable memory, each once, in the order they came
+pageable_dirs() {
+    local -n _pd=$1
+    local _pd_l _pd_f
+    _pd=()
+    tq_in _pd_l "$2" list copy --mem PAGEABLE "${@:3}"
+    while IFS=$'\t' read -r -a _pd_f; do
+        [ -n "${_pd_f[5]:-}" ] && [[ " ${_pd[*]} " != *" ${_pd_f[5]} "* ]] && _pd+=("${_pd_f[5]}")
+    done <<<"$_pd_l"
+    return 0
+}
 
 # bound RUN ORDER: "FRACTION BOUND_MS PIPE_MS CHUNKS PAIRS" (streamtrace
 # query's bound) -- each pipelined run in ORDER is set against the
@@ -127,12 +147,13 @@ last() { printf '%s\n' --window 'nvtx:sequential#last' --window "nvtx:$1#last"; 
 # shows that keeps chunks from overlapping, and its fix, in words (the first
 # found); nothing if none.
 why_serial() {
-    local w=(--window "nvtx:$2#last") k d pg created waits
+    local w=(--window "nvtx:$2#last") k d pg="" dirs dir created waits
     tq_in k "$1" count kernel "${w[@]}"
     tq_in d "$1" count kernel --stream default "${w[@]}"
     [ "${d:-0}" -gt 0 ] && {
         echo "$d of the $k kernels of the last $(words "$2") run ran on the legacy default stream, which waits for every blocking stream (cudaStreamCreate makes blocking ones), and they for it: give scramble() the chunk's stream"; return 0; }
-    pg=$(tq "$1" list copy --mem PAGEABLE "${w[@]}" | awk -F'\t' '!seen[$6]++ { printf "%s%s", (n++ ? " and " : ""), $6 }')
+    pageable_dirs dirs "$1" "${w[@]}"
+    for dir in "${dirs[@]}"; do pg+="${pg:+ and }$dir"; done
     [ -n "$pg" ] && { echo "its $pg copies were from or to pageable memory: allocate h_in and h_out with cudaMallocHost (TODO 1)"; return 0; }
     created=$(tq "$1" streams gpu "${w[@]}" | grep -c created)
     [ "${created:-0}" = 1 ] && { echo "all its chunks ran on one stream, which runs them one after the other: chunk c goes to p->streams[c % p->nstreams]"; return 0; }
@@ -164,15 +185,28 @@ near_bound() {
     [ -z "$cause" ] && is_true 'f * x >= 1' f="$frac" x="$BOUND_FACTOR" && return 0
     say_fail \
         "the $(words "$order") pipeline within ${BOUND_FACTOR}x of what its stages allow ($chunks chunks; median of $pairs runs), nothing in it holding the chunks back" \
-        "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(awk -v f="$frac" 'BEGIN { print 1 / f }')")x the bound" \
+        "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(ratio 1 "$frac")")x the bound" \
         "${cause:-something serializes the chunks: a synchronize inside the issue loop, one stream for all, a kernel without its stream, or pageable memory}"
     failed_for "$cause"
+}
+
+# pageable_words: which of the main run's copies were from or to pageable
+# memory, and where they came from or went ("the H2D copies came from
+# pageable memory, h_in: "), for the pinned check's hint
+pageable_words() {
+    local dirs dir out=""
+    pageable_dirs dirs main
+    for dir in "${dirs[@]}"; do
+        if [ "$dir" = H2D ]; then out+="${out:+; }the H2D copies came from pageable memory, h_in"
+        else out+="${out:+; }the $dir copies went to pageable memory, h_out"; fi
+    done
+    [ -z "$out" ] || echo -n "$out: "
 }
 
 # Your run (run-checks prints it after the checks; never graded): the answers
 # to the README's "Predict, then measure", from this run's trace.
 # best_span: the least of the spans (4th field) of reps' lines on stdin
-best_span() { awk '{ print $4 }' | sort -g | head -n 1; }
+best_span() { local s; while read -r _ _ _ s _; do echo "$s"; done | sort -g | head -n 1; }
 
 # Each version's best run, as the program prints them (seq_ms, depth_ms,
 # breadth_ms: "best run"), read off the trace; bound_pct is the program's
@@ -185,9 +219,9 @@ your_run() {
     figure_in frac main bound_fraction
     your_fig speedup "$(ratio "$seq" "$depth")" x \
         "the sequential version's time / the depth-first pipeline's (best runs, as seq_ms / depth_ms)"
-    your_fig bound_pct "$(awk -v f="$frac" 'BEGIN { if (f != "") print 100 * f }')" % \
+    your_fig bound_pct "$(calc '100 * f' f="$frac")" % \
         "bound_fraction in %: the stage bound / the depth-first pipeline's time, on ${ce:-?} copy engines (100: at the bound)"
-    your_fig breadth_vs_depth "$(awk -v a="$breadth" -v b="$depth" 'BEGIN { if (a != "" && b + 0 > 0) printf "%.6g\n", 100 * (a / b - 1) }')" % \
+    your_fig breadth_vs_depth "$(is_positive "$depth" && calc '100 * (a / b - 1)' a="$breadth" b="$depth")" % \
         "how much longer breadth-first took than depth-first, best runs (negative: shorter)"
 }
 
@@ -281,7 +315,7 @@ streams_of() {
     [ "$pageable" = 0 ] && [ "$pinned" -gt 0 ] || say_fail \
         "every H2D and D2H copy from/to pinned memory" \
         "$pinned pinned, $pageable pageable copies" \
-        "$(tq main list copy --mem PAGEABLE | awk -F'\t' '!seen[$6]++ { printf "%sthe %s copies %s", (n++ ? "; " : ""), $6, ($6 == "H2D" ? "came from pageable memory, h_in" : "went to pageable memory, h_out") } END { if (n) printf ": " }')allocate h_in and h_out with cudaMallocHost (TODO 1): from malloc'd memory cudaMemcpyAsync may make the host wait, and its copy cannot overlap a kernel"
+        "$(pageable_words)allocate h_in and h_out with cudaMallocHost (TODO 1): from malloc'd memory cudaMemcpyAsync may make the host wait, and its copy cannot overlap a kernel"
 }
 
 @test "an H2D copy of one chunk overlapped the kernel of another" {
