@@ -47,9 +47,17 @@ KINDS="pageable pinned registered"
 # the rows of the bandwidth table of run RUN (default main):
 # "BYTES REPS pg_h2d pg_d2h pin_h2d pin_d2h reg_h2d reg_d2h"
 table_of() {
-    awk '$1 ~ /^[0-9]+$/ && ($2 == "KiB" || $2 == "MiB") && NF == 9 {
-        $1 = $1 * ($2 == "KiB" ? 1024 : 1048576); $2 = ""; print }' "$RUNS/$1.out" |
-        tr -s ' '
+    local line w
+    while IFS= read -r line; do
+        read -r -a w <<<"$line"
+        [ ${#w[@]} = 9 ] && [[ ${w[0]} =~ ^[0-9]+$ ]] || continue
+        case ${w[1]} in
+            KiB) w[0]=$((10#${w[0]} * 1024)) ;;
+            MiB) w[0]=$((10#${w[0]} * 1048576)) ;;
+            *) continue ;;
+        esac
+        echo "${w[0]} ${w[*]:2}"
+    done <"$RUNS/$1.out"
 }
 table() { table_of main; }
 
@@ -67,9 +75,10 @@ mem_kinds() { awk -F'\t' '{ print $8 }' | sort -u | tr '\n' ' ' | sed 's/ $//'; 
 # expect_kind KIND MEM HINT: every copy of the series KIND (and of its async
 # copy) has host memory MEM, and the series has all the copies of the table
 expect_kind() {
-    local kind=$1 mem=$2 hint=$3 want got kinds
+    local kind=$1 mem=$2 hint=$3 want got kinds reps
     draw_on_fail main --window "nvtx:$kind" --window "nvtx:async_$kind"
-    want=$(table | awk '{ n += 2 * ($2 + 1) } END { print n + 0 }')
+    want=0
+    while read -r _ reps _; do want=$((want + 2 * (reps + 1))); done < <(table)
     got=$(inside "$kind" copy | wc -l)
     [ "$want" -gt 0 ] || { say_fail "the bandwidth table" "no table rows" \
         "keep the printf of the table as given"; return 1; }
@@ -86,8 +95,10 @@ expect_kind() {
 your_run() {
     your_run_ok main || return 0
     local pg pin
-    pg=$(inside async_pageable api:cudaMemcpyAsync | awk -F'\t' 'NR == 1 { print $3 }')
-    pin=$(inside async_pinned api:cudaMemcpyAsync | awk -F'\t' 'NR == 1 { print $3 }')
+    pg=$(inside async_pageable api:cudaMemcpyAsync)
+    IFS=$'\t' read -r _ _ pg _ <<<"${pg%%$'\n'*}"
+    pin=$(inside async_pinned api:cudaMemcpyAsync)
+    IFS=$'\t' read -r _ _ pin _ <<<"${pin%%$'\n'*}"
     # the names the program prints its own host-clock times under
     your_fig pageable_return_ms "$pg" ms "the 256 MiB cudaMemcpyAsync from pageable memory kept the host (the traced call)"
     your_fig pinned_return_ms "$pin" ms "the same call from pinned memory kept the host (the traced call)"
@@ -114,11 +125,16 @@ your_run() {
 
 @test "it prints the bandwidth table for every size and kind" {
     need_run main
-    local rows bad k v
+    local rows bad k v w
     rows=$(table | wc -l)
     [ "$rows" -ge 3 ] || say_fail "a table row per size, 64 KiB up to 256 MiB" \
         "$rows rows" "keep the printf of the table as given"
-    bad=$(table | awk '{ for (i = 3; i <= 8; i++) if (!($i > 0)) { print $1 " bytes: " $0; exit } }')
+    bad=""
+    while read -r -a w; do
+        for v in "${w[@]:2:6}"; do
+            is_positive "$v" || { bad="${w[0]} bytes: ${w[*]}"; break 2; }
+        done
+    done < <(table)
     [ -z "$bad" ] || say_fail "every bandwidth above 0" "$bad" \
         "a 0 means no time was measured: record both events and read the time after the stop event (TODO 1)"
     for k in pageable pinned registered; do
@@ -390,13 +406,13 @@ async_span() {
             "call: $a0, copy: $c0" "keep time_return() as given"; return 1; }
         is_true 'a1 < (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" || { say_fail \
             "the call from $k memory back before its copy was half done" \
-            "it returned $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into the $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy" \
+            "it returned $(fmt "$(calc 'a - c' a="${a1:-0}" c="${c0:-0}")") ms into the $(fmt "$(calc 'b - a' b="${c1:-0}" a="${c0:-0}")") ms copy" \
             "is the $k buffer page-locked (TODO 3, TODO 4)?"; return 1; }
         need_figure_in own main ${k}_return_ms || return 1
         need_figure_in done main ${k}_done_ms || return 1
         is_true 'own < 0.25 * done && done >= 0.99 * (c1 - a0) - 0.01' own="$own" done="$done" \
             a0="$a0" c1="$c1" || { say_fail \
-            "${k}_return_ms well under ${k}_done_ms (under a quarter), which covers the call and its copy, $(fmt "$(awk -v a="$a0" -v b="$c1" 'BEGIN { print b - a }')") ms" \
+            "${k}_return_ms well under ${k}_done_ms (under a quarter), which covers the call and its copy, $(fmt "$(calc 'b - a' b="${c1:-0}" a="${a0:-0}")") ms" \
             "${k}_return_ms = $own, ${k}_done_ms = $done" \
             "read t1 right after the call returns and before waiting; read t2 after cudaStreamSynchronize (TODO 2)"; return 1; }
     done
@@ -422,11 +438,11 @@ async_span() {
     need_figure_in done main pageable_done_ms || return 1
     is_true 'own >= 0.99 * (a1 - a0) - 0.01 && own <= done + 0.01' own="$own" done="$done" \
         a0="$a0" a1="$a1" || { say_fail \
-        "pageable_return_ms at least the traced call, $(fmt "$(awk -v a="$a0" -v b="$a1" 'BEGIN { print b - a }')") ms, and at most pageable_done_ms" \
+        "pageable_return_ms at least the traced call, $(fmt "$(calc 'b - a' b="${a1:-0}" a="${a0:-0}")") ms, and at most pageable_done_ms" \
         "pageable_return_ms = $own, pageable_done_ms = $done" \
         "t0 right before the call, t1 right after it returns (TODO 2)"; return 1; }
     is_true 'a1 > (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" ||
-        note "this driver returned from the pageable call $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into its $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy, before half of it: CUDA allows that"
+        note "this driver returned from the pageable call $(fmt "$(calc 'a - c' a="${a1:-0}" c="${c0:-0}")") ms into its $(fmt "$(calc 'b - a' b="${c1:-0}" a="${c0:-0}")") ms copy, before half of it: CUDA allows that"
 }
 
 @test "a bad option is refused with usage and exit status 2" {

@@ -87,10 +87,10 @@ your_run() {
         "host_nosync_ms against the traced run of the kernel it meant to time"
     your_fig cold_extra_ms "$(diff_of "$(figure main cold_ms)" "$(figure main event_ms)")" ms \
         "cold_ms - event_ms: what the first launch cost more"
-    gap=$( { tq main list kernel:producer_kernel | sed 's/^/P\t/'; tq main list kernel:consumer_kernel | sed 's/^/C\t/'; } |
-        awk -F'\t' '$1 == "P" && pe == "" { pe = $3 } $1 == "C" && cs == "" { cs = $2 }
-            END { if (pe != "" && cs != "") printf "%.6g\n", 1000 * (cs - pe) }')
-    your_fig wait_gap_us "$gap" us "from the producer's end to the consumer's start, on the GPU"
+    local pe cs
+    tq_field pe main 1 2 list kernel:producer_kernel
+    tq_field cs main 1 1 list kernel:consumer_kernel
+    your_fig wait_gap_us "$(calc '1000 * (c - p)' c="$cs" p="$pe")" us "from the producer's end to the consumer's start, on the GPU"
 }
 
 @test "the program builds without warnings" {
@@ -285,17 +285,22 @@ P1_CASE=("" "the cold launch" "the event-timed launch" "the host clock with a sy
     need_run main
     need_trace main
     draw_on_fail main --record kernel:busy_kernel 5 --record kernel:busy_kernel 6
-    local facts l5 l6 d6 waits late
+    local facts f l5="" l6="" d6="" waits=0 late
     facts=$(part1 main)
-    read -r l5 l6 d6 <<<"$(awk '$1 == 5 { a = $7 } $1 == 6 { b = $7; d = $3 - $2 } END { if (b != "") print a, b, d }' <<<"$facts")"
+    while read -r -a f; do
+        [ "${f[0]:-}" = 5 ] && l5=${f[6]}
+        [ "${f[0]:-}" = 6 ] && l6=${f[6]} d6=$((f[2] - f[1]))
+    done <<<"$facts"
     [ -n "$l6" ] || { say_fail "six busy_kernel runs in part 1" "fewer" "keep every busy(w, s) call of part_timing() as given"; return 1; }
-    waits=$(awk -v a="$l5" -v b="$l6" '$1 == "W" && $2 > a && $2 < b { n++ } END { print n + 0 }' <<<"$facts")
+    while read -r -a f; do
+        [ "${f[0]:-}" = W ] && [ "${f[1]}" -gt "$l5" ] && [ "${f[1]}" -lt "$l6" ] && waits=$((waits + 1))
+    done <<<"$facts"
     [ "$waits" = 0 ] || { say_fail \
         "no wait between launching the late case's two kernels" \
         "$waits synchronize call(s) between them" \
         "keep the given busy(w, s); t0 = lab_now_ms(); busy(w, s); as they are: the earlier kernel must still run at t0"; return 1; }
     need_figure_in late main host_late_ms || return 1
-    d6=$(awk -v d="$d6" 'BEGIN { printf "%.6f", d / 1e6 }')
+    printf -v d6 '%d.%06d' $((d6 / 1000000)) $((d6 % 1000000))
     is_true 'l >= 0.98 * k' l="$late" k="$d6" || say_fail \
         "host_late_ms at least the timed kernel's traced run, $(fmt "$d6") ms" \
         "host_late_ms = $late" \
@@ -306,8 +311,8 @@ P1_CASE=("" "the cold launch" "the event-timed launch" "the host clock with a sy
 # ran, before the loop began, in words; nothing if none
 waited_before_polling() {
     local k0 p0
-    k0=$(tq main list kernel:busy_kernel | awk -F'\t' 'NR == 7 { print $1 }')
-    p0=$(tq main list nvtx:polling | awk -F'\t' 'NR == 1 { print $1 }')
+    tq_field k0 main 7 1 list kernel:busy_kernel
+    tq_field p0 main 1 1 list nvtx:polling
     [ -n "$k0" ] && [ -n "$p0" ] || return 0
     tq main list api | awk -F'\t' -v k="$k0" -v p="$p0" '
         $6 ~ /Synchronize$/ && $2 + 0 > k + 0 && $2 + 0 <= p + 0 && $3 > 0.1 {
@@ -327,7 +332,8 @@ waited_before_polling() {
     is_true 's > 1' s="$slices" || say_fail "more than 1 slice of CPU work while the event was not ready" \
         "poll_slices = $slices" \
         "${waited:+$waited: }ask cudaEventQuery(done) in the loop, without waiting first: cudaErrorNotReady means 'not yet, do a slice'"
-    ov=$(tq main overlap nvtx:polling kernel:busy_kernel | awk '{ print $1 }')
+    tq_in ov main overlap nvtx:polling kernel:busy_kernel
+    ov=${ov%% *}
     k7=$(busy_ms 7)
     is_true 'k > 0 && ov >= 0.5 * k' ov="${ov:-0}" k="${k7:-0}" || waited=$(waited_before_polling)
     is_true 'k > 0 && ov >= 0.5 * k' ov="${ov:-0}" k="${k7:-0}" || say_fail \
@@ -340,11 +346,16 @@ waited_before_polling() {
 # cudaStreamWaitEvent at all, or an event recorded on the consumer's own
 # stream (complete at once); nothing where neither shows.
 why_unordered() {
-    local w="--window nvtx:dependency+gpu" c ev
+    local w="--window nvtx:dependency+gpu" c ev f n
     [ "$(tq main count api:cudaStreamWaitEvent $w)" = 0 ] && {
         echo "no cudaStreamWaitEvent was called in part 3: stream B never waited (TODO 5)"; return 0; }
-    c=$(tq main list kernel:consumer_kernel $w | awk -F'\t' 'NR == 1 { print $5 }')
-    ev=$(tq main list event $w | awk -F'\t' -v c="$c" '$5 == c { n++ } END { print n + 0 }')
+    tq_field c main 1 5 list kernel:consumer_kernel $w
+    tq_in ev main list event $w
+    n=0
+    while IFS=$'\t' read -r -a f; do
+        [ ${#f[@]} -gt 0 ] && [ "${f[4]:-}" = "$c" ] && n=$((n + 1))
+    done <<<"$ev"
+    ev=$n
     [ -n "$c" ] && [ "$ev" -gt 0 ] &&
         echo "the event was recorded on stream $c, the consumer's own: it was complete at once, so the wait ordered nothing (record it on stream A, TODO 4)"
     return 0
@@ -389,8 +400,15 @@ why_unordered() {
 # first_call "sync:context x1, cudaDeviceSynchronize x1": the first runtime
 # call named (cudaDeviceSynchronize), else the first thing
 first_call() {
-    tr ',' '\n' <<<"$1" | sed 's/^ *//; s/ x[0-9]*$//' |
-        awk '/^cuda/ { print; found = 1; exit } NR == 1 { first = $0 } END { if (!found) print first }'
+    local part parts first=""
+    IFS=, read -r -a parts <<<"$1"
+    for part in "${parts[@]}"; do
+        part=${part#"${part%%[! ]*}"}
+        [[ $part =~ ^(.*)\ x[0-9]*$ ]] && part=${BASH_REMATCH[1]}
+        [[ $part == cuda* ]] && { echo "$part"; return 0; }
+        [ -n "$first" ] || first=$part
+    done
+    echo "$first"
 }
 
 @test "no host synchronization between producer and consumer" {

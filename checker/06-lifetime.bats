@@ -130,7 +130,13 @@ check_scenario() {
 }
 
 # window N: "START END" (ms) of the NVTX range "scenario N" in the main trace.
-window() { tq main list "nvtx:scenario $1" | awk -F'\t' 'NR == 1 { print $1, $2 }'; }
+window() {
+    local w
+    tq_in w main list "nvtx:scenario $1"
+    w=${w%%$'\n'*}
+    IFS=$'\t' read -r -a w <<<"$w"
+    [ ${#w[@]} -lt 2 ] || echo "${w[0]} ${w[1]}"
+}
 
 # in_window N SEL: SEL's records (START END per line) that start inside scenario N.
 in_window() {
@@ -177,7 +183,7 @@ your_run() {
     your_fig plain_wrong "$plain" "of 4" "scenarios that printed WRONG in the plain run"
     your_fig stress_wrong "$stress" "of 4" "scenarios that were wrong under the stress tool"
     [ -s "$RUNS/main.trace" ] && f=$(overlap_in 1 h2d kernel)
-    your_fig s1_overlap_pct "$(awk -v f="$f" 'BEGIN { if (f != "") print 100 * f }')" % \
+    your_fig s1_overlap_pct "$(calc '100 * f' f="$f")" % \
         "of scenario 1's copy time, the share alongside its kernels"
 }
 
@@ -240,7 +246,7 @@ your_run() {
     f=$(overlap_in 1 h2d kernel)
     is_true 'f >= 0.5' f="${f:-0}" || say_fail \
         "at least half of scenario 1's copy time alongside its kernels" \
-        "$(awk -v f="${f:-0}" 'BEGIN { printf "%.0f%%", 100 * f }')" \
+        "$(calc -f '%.0f%%' '100 * f' f="${f:-0}")" \
         "wait for the copy out of h_stage[b] (its event), not for the kernels: then the next chunk travels while this one computes"
 }
 
@@ -252,7 +258,7 @@ your_run() {
     f=$(overlap_in 4 h2d kernel)
     is_true 'f >= 0.5' f="${f:-0}" || say_fail \
         "at least half of scenario 4's copy time alongside its kernels" \
-        "$(awk -v f="${f:-0}" 'BEGIN { printf "%.0f%%", 100 * f }')" \
+        "$(calc -f '%.0f%%' '100 * f' f="${f:-0}")" \
         "make only the free wait for the kernel (an event), not the host or the whole prep stream's next copy"
 }
 
@@ -454,8 +460,11 @@ kernel_orders() {
 @test "each chunk's kernel is queued behind the copy that brings its chunk" {
     need_run main
     need_trace main
-    local bad sc k ks cs hint
-    bad=$(kernel_orders | awk '$3 == "no"' | head -n 1)
+    local bad="" line sc k ok ks cs hint
+    while read -r line; do
+        read -r sc k ok _ <<<"$line"
+        [ "$ok" = no ] && { bad=$line; break; }
+    done < <(kernel_orders)
     [ -n "$bad" ] || return 0
     read -r sc k _ ks cs <<<"$bad"
     case $sc in

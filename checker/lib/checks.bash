@@ -693,17 +693,43 @@ is_true() {
     awk "${vars[@]}" "BEGIN { exit !($expr) }" </dev/null
 }
 
-# calc EXPR [NAME=VALUE...]: EXPR, awk's arithmetic over the NAMEs, as
-# "%.6g"; nothing where a NAME's value is empty. (A division: ratio, pct.)
-#   calc '1000 * l' l=0.0072
+# announced_in VAR WHAT: what the program announced in its first line
+# ("PROG: N elements (...), S steps each, ..."): N (WHAT elements) or S
+# (steps); read by bash, no process
+announced_in() {
+    local -n _an_v=$1
+    local _an_l _an_w _an_i
+    _an_v=""
+    while IFS= read -r _an_l; do
+        [[ $_an_l =~ ^$PROG:\ [0-9]+\ elements ]] || continue
+        read -r -a _an_w <<<"$_an_l"
+        if [ "$2" = elements ]; then
+            _an_v=${_an_w[1]}
+        else
+            for ((_an_i = 1; _an_i + 1 < ${#_an_w[@]}; _an_i++)); do
+                [ "${_an_w[_an_i + 1]}" = steps ] && { _an_v=${_an_w[_an_i]}; break; }
+            done
+        fi
+        return 0
+    done <"$RUNS/main.out"
+}
+# elements: the elements the program announced
+elements() { local n; announced_in n elements; echo "$n"; }
+
+# calc [-f FORMAT] EXPR [NAME=VALUE...]: EXPR, awk's arithmetic over the
+# NAMEs, printed as FORMAT (default "%.6g\n"); nothing where a NAME's value
+# is empty. (A division: ratio, pct.)
+#   calc '1000 * l' l=0.0072        calc -f '%.0f%%' '100 * f' f=0.4
 calc() {
-    local expr=$1 vars=() a
+    local fmt='%.6g\n' vars=() a
+    [ "$1" = -f ] && { fmt=$2; shift 2; }
+    local expr=$1
     shift
     for a in "$@"; do
         [ -n "${a#*=}" ] || return 0
         vars+=(-v "$a")
     done
-    awk "${vars[@]}" "BEGIN { printf \"%.6g\\n\", $expr }" </dev/null
+    awk -v fmt="$fmt" "${vars[@]}" "BEGIN { printf fmt, $expr }" </dev/null
 }
 
 # is_positive WORD: WORD is a number above 0 (in bash: no process).
@@ -780,6 +806,24 @@ tq_in() {
         return "$_tq_r"
     fi
     _tq_v=$(tq "$@")
+}
+
+# tq_field VAR RUN LINE FIELD QUESTION...: VAR = the FIELDth tab-separated
+# field (1 the first) of the LINEth line of tq RUN QUESTION..., or nothing;
+# in this shell, as tq_in.
+tq_field() {
+    local -n _tf_v=$1
+    local _tf_a _tf_l _tf_f _tf_n=0
+    _tf_v=""
+    tq_in _tf_a "$2" "${@:5}"
+    while IFS= read -r _tf_l; do
+        _tf_n=$((_tf_n + 1))
+        [ "$_tf_n" = "$3" ] || continue
+        IFS=$'\t' read -r -a _tf_f <<<"$_tf_l"
+        _tf_v=${_tf_f[$4 - 1]:-}
+        break
+    done <<<"$_tf_a"
+    return 0
 }
 
 # tq_ahead RUN: the questions on stdin (one a line, as tq takes them, its
