@@ -44,11 +44,13 @@ EOF
 EOF
 }
 
-elements() { awk '/^async_copy: [0-9]+ elements/ { print $2; exit }' "$RUNS/main.out"; }
-
 # range NAME FIELD: start (1) or end (2) of the NVTX range NAME, ms into the trace
 # (of run RUN, default main)
-range() { tq "${3:-main}" list "nvtx:$1" | awk -F'\t' -v f="$2" 'NR == 1 { print $f }'; }
+range() {
+    local v
+    tq_field v "${3:-main}" 1 "$2" list "nvtx:$1"
+    [ -z "$v" ] || echo "$v"
+}
 
 # measured SEL: the `list` lines of SEL that start once "issue" has begun
 measured() {
@@ -106,12 +108,12 @@ your_run() {
     w1=$(range wait 2) end=$(gpu_end)
     your_fig issue_ms "$(diff_of "$i1" "$i0")" ms \
         "the host queueing H2D, kernel and D2H (the range \"issue\")"
-    busy=$(tq main overlap nvtx:cpu_work gpu | awk '{ print $2 }')
-    your_fig gpu_busy_pct "$(awk -v b="$busy" 'BEGIN { if (b != "") print 100 * b }')" % \
+    tq_in busy main overlap nvtx:cpu_work gpu
+    read -r _ busy _ <<<"$busy"
+    your_fig gpu_busy_pct "$(calc '100 * b' b="$busy")" % \
         "of the CPU work, the share during which the GPU was busy"
     [ -n "$i0" ] && [ -n "$c0" ] && [ -n "$w1" ] && [ -n "$end" ] || i0=""
-    your_fig wall_pct "$(awk -v i0="$i0" -v w1="$w1" -v c0="$c0" -v c1="$c1" -v e="$end" \
-        'BEGIN { if (i0 != "") printf "%.6g\n", 100 * (w1 - i0) / ((c1 - c0) + (e - i0)) }')" % \
+    your_fig wall_pct "$(calc '100 * (w1 - i0) / ((c1 - c0) + (e - i0))' i0="$i0" w1="$w1" c0="$c0" c1="${c1:-0}" e="$end")" % \
         "wall time (issue to the end of wait) against CPU work + GPU work one after the other"
 }
 
@@ -141,8 +143,8 @@ results_right() {
 # those records is judged by the other checks.)
 wait_tested() {
     local from c1 d0
-    from=$(tq "$1" list nvtx:issue | awk -F'\t' 'NR == 1 { print $1 }')
-    c1=$(tq "$1" list nvtx:cpu_work | awk -F'\t' 'NR == 1 { print $2 }')
+    tq_field from "$1" 1 1 list nvtx:issue
+    tq_field c1 "$1" 1 2 list nvtx:cpu_work
     [ -n "$from" ] && [ -n "$c1" ] || return 0
     d0=$(tq "$1" list d2h | awk -F'\t' -v from="$from" '$1 >= from { print $1; exit }')
     [ -n "$d0" ] || return 0
@@ -170,7 +172,7 @@ wait_tested() {
     figure_in i main issue_ms; figure_in c main cpu_ms; figure_in w main wait_ms; figure_in t main wall_ms
     is_true 't >= 0.98 * (i + c + w) && t <= 1.02 * (i + c + w) + 0.05' t="$t" i="$i" c="$c" w="$w" ||
         say_fail "wall_ms = issue_ms + cpu_ms + wait_ms" \
-        "wall_ms = $t, issue + cpu + wait = $(fmt "$(awk -v a="$i" -v b="$c" -v d="$w" 'BEGIN { print a + b + d }')")" \
+        "wall_ms = $t, issue + cpu + wait = $(fmt "$(calc 'a + b + d' a="${i:-0}" b="${c:-0}" d="${w:-0}")")" \
         "keep the clock readings t0..t3 of main() as given"
 }
 
@@ -215,8 +217,8 @@ timing_faults() {
     local c w tc tw k
     need_figure_in c main cpu_ms || return 1
     need_figure_in w main wall_ms || return 1
-    tc=$(awk -v a="$(range cpu_work 1)" -v b="$(range cpu_work 2)" 'BEGIN { print b - a }')
-    tw=$(awk -v a="$(range issue 1)" -v b="$(range wait 2)" 'BEGIN { print b - a }')
+    tc=$(calc 'b - a' a="$(range cpu_work 1)" b="$(range cpu_work 2)")
+    tw=$(calc 'b - a' a="$(range issue 1)" b="$(range wait 2)")
     is_true 'c >= 0.9 * t - 0.2 && c <= 1.1 * t + 0.2' c="$c" t="$tc" || say_fail \
         "cpu_ms within 10% (+0.2 ms) of the traced range \"cpu_work\", $(fmt "$tc") ms" \
         "cpu_ms = $c" "keep t1 and t2 right around the cpu_work range"
@@ -257,13 +259,18 @@ figure_of() {
     need_trace main
     draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
-    local streams sel off
-    streams=$(tq main streams gpu | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+    local all streams sel off id kind sync note="" used
+    tq_in all main streams gpu
+    streams=$(words_of 2 "$all")
     [ "$streams" = "created " ] || {
         # the streams by the names the drawing gives their lanes
-        tq main streams gpu | awk '{ printf "%s%s", (NR > 1 ? ", " : "note: the run used "),
-            ($2 == "default" ? "default (the legacy default stream)" : "stream " $1 " (" $2 ($4 != "-" ? ", " $4 : "") ")") }
-            END { if (NR) print "" }'
+        while read -r id kind _ sync; do
+            [ -n "$id" ] || continue
+            if [ "$kind" = default ]; then note+="${note:+, }default (the legacy default stream)"
+            elif [ "$sync" != - ]; then note+="${note:+, }stream $id ($kind, $sync)"
+            else note+="${note:+, }stream $id ($kind)"; fi
+        done <<<"$all"
+        [ -z "$note" ] || echo "note: the run used $note"
         # what ran elsewhere is the hint: the kernel or a copy
         off=$(ran_elsewhere main created)
         local fix="the default stream shows up when a call has no stream: the 4th launch parameter <<<b, t, 0, stream>>> (TODO 3), cudaMemcpyAsync's last argument, not cudaMemcpy"
@@ -279,9 +286,11 @@ figure_of() {
             "an H2D copy, a kernel and a D2H copy in the measured run" \
             "no $sel after \"issue\" began" "issue_work() queues all three"
     done
-    [ "$(measured gpu | awk -F'\t' '{ print $5 }' | sort -u | wc -l)" = 1 ] || say_fail \
+    used=$(words_of 5 "$(measured gpu)")
+    read -r -a used <<<"$used"
+    [ ${#used[@]} = 1 ] || say_fail \
         "the measured run's copies and kernel on one stream" \
-        "streams $(measured gpu | awk -F'\t' '{ print $5 }' | sort -u | tr '\n' ' ')" \
+        "streams $([ ${#used[@]} = 0 ] || printf '%s ' "${used[@]}")" \
         "one stream keeps them in order: H2D, then kernel, then D2H"
 }
 
@@ -290,7 +299,7 @@ figure_of() {
     need_trace main
     draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
-    local sync calls kinds issue end pageable
+    local sync calls kinds issue end pageable="" copies f seen=""
     tq_in sync main count api:cudaMemcpy
     [ "$sync" = 0 ] || say_fail "no cudaMemcpy at all (it makes the host wait)" \
         "$sync cudaMemcpy calls" \
@@ -302,9 +311,14 @@ figure_of() {
     calls=$(measured api:cudaMemcpyAsync | awk -F'\t' -v e="$(range issue 2)" '$1 <= e' | wc -l)
     [ "$calls" = 2 ] || say_fail "2 cudaMemcpyAsync calls while issuing (H2D and D2H)" \
         "$calls" "issue_work() queues one copy in (TODO 2) and one out (TODO 4)"
-    kinds=$( (measured h2d; measured d2h) | awk -F'\t' '{ print $8 }' | sort -u | tr '\n' ' ')
-    [ "$kinds" = "PINNED " ] || pageable=$( (measured h2d; measured d2h) | awk -F'\t' '$8 == "PAGEABLE" && !seen[$6]++ {
-        printf "%sthe %s copies %s pageable memory", (n++ ? "; " : ""), $6, ($6 == "H2D" ? "came from" : "went to") }')
+    copies=$(measured h2d; measured d2h)
+    kinds=$(words_of 8 "$copies")
+    [ "$kinds" = "PINNED " ] || while IFS=$'\t' read -r -a f; do
+        [ "${f[7]:-}" = PAGEABLE ] && [[ $seen != *" ${f[5]} "* ]] || continue
+        seen+=" ${f[5]} "
+        if [ "${f[5]}" = H2D ]; then pageable+="${pageable:+; }the H2D copies came from pageable memory"
+        else pageable+="${pageable:+; }the ${f[5]} copies went to pageable memory"; fi
+    done <<<"$copies"
     [ "$kinds" = "PINNED " ] || say_fail "the copies to and from pinned host memory" \
         "memory kinds: $kinds" \
         "${pageable:+$pageable: }keep cudaMallocHost for h_in and h_out: from malloc memory cudaMemcpyAsync may make the host wait (lab 03 measures it)"
@@ -382,12 +396,13 @@ figure_of() {
     need_trace main
     draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
-    local wall cpu gpu saved short own
-    wall=$(awk -v a="$(range issue 1)" -v b="$(range wait 2)" 'BEGIN { print b - a }')
-    cpu=$(awk -v a="$(range cpu_work 1)" -v b="$(range cpu_work 2)" 'BEGIN { print b - a }')
-    gpu=$(awk -v a="$(range issue 1)" -v b="$(gpu_end)" 'BEGIN { print b - a }')
-    saved=$(awk -v w="$wall" -v c="$cpu" -v g="$gpu" 'BEGIN { printf "%.6f", c + g - w }')
-    short=$(awk -v c="$cpu" -v g="$gpu" 'BEGIN { print (c < g ? c : g) }')
+    local wall cpu gpu ge saved short own
+    wall=$(calc 'b - a' a="$(range issue 1)" b="$(range wait 2)")
+    cpu=$(calc 'b - a' a="$(range cpu_work 1)" b="$(range cpu_work 2)")
+    ge=$(gpu_end)
+    gpu=$(calc 'b - a' a="$(range issue 1)" b="${ge:-0}")
+    saved=$(calc -f '%.6f' 'c + g - w' w="${wall:-0}" c="${cpu:-0}" g="${gpu:-0}")
+    short=$(calc 'c < g ? c : g' c="${cpu:-0}" g="${gpu:-0}")
     figure_in own main wall_vs_serial
     is_true 's >= 0.8 * m' s="$saved" m="$short" || say_fail \
         "wall time at least 0.8 x min(CPU work, GPU work) below CPU work + GPU work (overlap saves the shorter one)" \
