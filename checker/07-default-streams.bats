@@ -100,7 +100,7 @@ stream_words() {
 # to the README's "Predict, then measure", from this run's trace.
 your_run() {
     your_run_ok main || return 0
-    local k seen=0 waited=0 legacy own
+    local k seen=0 waited=0 legacy own ov
     for k in nonblocking blocking per_thread; do
         [ "$(tq main count "kernel:spin_${k}_kernel")" -ge 1 ] || continue
         seen=$((seen + 1))
@@ -113,7 +113,9 @@ your_run() {
     legacy=$(tq main span gpu --window nvtx:part2_legacy) own=$(tq main span gpu "${THREADS[@]}")
     your_fig threads_speedup "$(ratio "$legacy" "$own")" x \
         "part 2: the GPU time of the threads' round trips on stream 0 / on their own streams"
-    your_fig pipe_overlap_pct "$(tq main overlap copy kernel "${PIPE[@]}" | awk '$2 != "" { print 100 * $2 }')" % \
+    tq_in ov main overlap copy kernel "${PIPE[@]}"
+    read -r _ ov _ <<<"$ov"
+    your_fig pipe_overlap_pct "$(calc '100 * f' f="$ov")" % \
         "part 3: of the pipeline's copy time, the share alongside a kernel"
 }
 
@@ -213,7 +215,7 @@ start_after_end() {
         [ "$(tq main order kernel:spin_legacy_kernel "kernel:spin_${k}_kernel")" = before ] && traced=1
         gap=$(start_after_end spin_legacy_kernel "spin_${k}_kernel")
         is_true 's == t' s="$said" t="$traced" || { say_fail \
-            "$fig = $traced: in the trace spin_${k}_kernel started $(awk -v d="$gap" 'BEGIN { printf "%.3f ms %s", d < 0 ? -d : d, d < 0 ? "before" : "after" }') the legacy kernel ended" \
+            "$fig = $traced: in the trace spin_${k}_kernel started $(calc -f '%.3f ms %s' 'd < 0 ? -d : d, d < 0 ? "before" : "after"' d="${gap:-0}") the legacy kernel ended" \
             "$fig = $said" \
             "TODO 2: a kernel waited if its start (h_st[k].start) is at or after the legacy kernel's end (h_st[ON_LEGACY].end); its start against the legacy kernel's start says nothing"
             return 1; }
@@ -334,7 +336,12 @@ threads_view() {
 
 # threads_words VIEW: the view's threads in words, "thread 1: ...; thread 2: ...".
 threads_words() {
-    awk -F'\t' '{ printf "%sthread %d: %s", (NR > 1 ? "; " : ""), NR, $5 }' <<<"$1"
+    local f n=0 sep=""
+    while IFS=$'\t' read -r -a f; do
+        n=$((n + 1))
+        printf '%sthread %d: %s' "$sep" "$n" "${f[4]:-}"
+        sep="; "
+    done <<<"$1"
 }
 
 @test "each thread's copies and kernel ran on its own per-thread default stream" {
@@ -549,12 +556,17 @@ waits_hint() {
     need_run main
     need_trace main
     draw_on_fail main "${THREADS[@]}"
-    local waits dev bad seen
+    local waits dev bad="" seen="" line f
     waits=$(thread_waits)
     tq_in dev main count api:cudaDeviceSynchronize "${THREADS[@]}"
-    bad=$(awk -F'\t' '$2 == 0' <<<"$waits" | head -n 1)
+    while IFS= read -r line; do
+        IFS=$'\t' read -r -a f <<<"$line"
+        [ -z "$bad" ] && [ "${f[1]:-}" = 0 ] && bad=$line
+    done <<<"$waits"
     [ -z "$bad" ] && [ "$dev" = 0 ] && return 0
-    seen=$(awk -F'\t' '{ printf "%sthread %s waited for %s", (NR > 1 ? "; " : ""), $1, $4 }' <<<"$waits")
+    while IFS=$'\t' read -r -a f; do
+        seen+="${seen:+; }thread ${f[0]:-} waited for ${f[3]:-}"
+    done <<<"$waits"
     [ "$dev" = 0 ] || grep -q $'\tdevice\t' <<<"$waits" ||
         seen="${seen:+$seen; }$dev cudaDeviceSynchronize call(s)"
     say_fail \
@@ -652,7 +664,11 @@ clear_order() {
     local q
     q=$(clear_questions)
     [[ $q != -$'\t'* ]] || { cut -f 2 <<<"$q"; return 0; }
-    unguaranteed main <<<"$q" | awk -F'\t' '{ print $1 ": " $3; bad = 1; exit } END { if (!bad) print "ok" }'
+    local line words
+    IFS= read -r line < <(unguaranteed main <<<"$q")
+    [ -n "$line" ] || { echo ok; return 0; }
+    words=${line#*$'\t'} words=${words#*$'\t'}
+    echo "${line%%$'\t'*}: ${words%%$'\t'*}"
 }
 
 @test "every chunk's scratch was cleared after its last use and before its kernel" {
@@ -679,7 +695,7 @@ clear_order() {
 # happened to end. The threads are numbered as in the drawing
 # (thread_numbers).
 parts_apart() {
-    local run=${1:-main} n $SETTLED_FIELDS
+    local run=${1:-main} n t k $SETTLED_FIELDS
     IFS=$'\t' read -r $SETTLED_FIELDS <<<"$(ask "$run" "settled nvtx:part*")"
     case $answer in
         settled) echo ok; return 0 ;;
@@ -688,7 +704,8 @@ parts_apart() {
         *) printf -- '-\tunknown\tunknown: %s\n' "$range"; return 0 ;;
     esac
     range=${range%#*}
-    n=$(thread_numbers "$run" | awk -F'\t' -v t="$tid" '$1 == t { print $2 }')
+    n=""
+    while IFS=$'\t' read -r t k; do [ "$t" = "$tid" ] && n+=${n:+$'\n'}$k; done < <(thread_numbers "$run")
     if [ "$how" = before ]; then
         printf '%s\tbefore\t%s began at %.3f ms, and the GPU work queued before it was not waited for: the last, the %s on %s, was queued at %.3f ms (the waits after it, before the range: %s)\n' \
             "$range" "$range" "$ms" "$what" "$(stream_words "$st $kind $dev $sync")" "$queued_ms" "$waits"
