@@ -133,19 +133,39 @@ queued_all() {
 
 # stream_kind ID [RUN]: "KIND SYNC" of the stream ID, as the trace of RUN
 # (default main) declares it
-stream_kind() { tq "${2:-main}" streams gpu | awk -v s="$1" '$1 == s { print $2 " " $4 }'; }
+stream_kind() {
+    local all id kind sync
+    tq_in all "${2:-main}" streams gpu
+    while read -r id kind _ sync _; do
+        [ "$id" = "$1" ] && echo "$kind $sync"
+    done <<<"$all"
+    return 0
+}
+
+# first_of TYPE FIELD: the FIELDth field (1 the first) of the first line of
+# type TYPE (the first field) of queued's lines on stdin; nothing if none
+first_of() {
+    local f
+    while IFS=$'\t' read -r -a f; do
+        [ "${f[0]:-}" = "$1" ] && { echo "${f[$2 - 1]:-}"; return 0; }
+    done
+    return 0
+}
 
 # Your run (run-checks prints it after the checks; never graded): the answers
 # to the README's "Predict, then measure", from this run's trace and output.
 your_run() {
     your_run_ok main || return 0
-    local k
+    local k ov
     your_fig pageable_call_ms "$(figure main pageable_call_ms)" ms \
         "the .to(non_blocking=True) call from pageable memory kept the host"
-    k=$(queued sync_neither | awk -F'\t' '$1 == "K" { print $3 - $2; exit }')
+    k=$(queued sync_neither | first_of K 2)
+    [ -z "$k" ] || k=$(calc 'e - s' s="$k" e="$(queued sync_neither | first_of K 3)")
     your_fig nosync_pct "$(pct "$(figure main sync_neither_ms)" "$k")" % \
         "sync_neither_ms against the traced run of the kernel it meant to time"
-    your_fig overlap_pct "$(tq main overlap h2d kernel --window nvtx:side_stream+gpu | awk '{ print 100 * $2 }')" % \
+    tq_in ov main overlap h2d kernel --window nvtx:side_stream+gpu
+    read -r _ ov _ <<<"$ov"
+    your_fig overlap_pct "$(calc '100 * f' f="${ov:-0}")" % \
         "of part 2's H2D copy time, the share alongside a kernel"
 }
 
@@ -190,7 +210,7 @@ copy_in() {
         "${dir:-no copy} ${mem:-}" "keep part 1's pageable copy as given: pageable = src.cpu()"
     # CUDA says only that such a call *might* be synchronous: a note, no verdict
     is_true 'a1 > (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" ||
-        note "this driver returned from the pageable call before half of its $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy: CUDA allows that"
+        note "this driver returned from the pageable call before half of its $(fmt "$(calc 'b - a' a="${c0:-0}" b="${c1:-0}")") ms copy: CUDA allows that"
 }
 
 @test "the copy from pinned memory comes from PINNED memory" {
@@ -215,7 +235,7 @@ copy_in() {
         "none" "keep part 1's range as given; the copy goes in it (TODO 2)"; return 1; }
     is_true 'a1 < (c0 + c1) / 2' a1="$a1" c0="$c0" c1="$c1" || say_fail \
         "the call back before its copy was half done" \
-        "the last call in the range returned $(fmt "$(awk -v a="$a1" -v c="$c0" 'BEGIN { print a - c }')") ms into the $(fmt "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')") ms copy" \
+        "the last call in the range returned $(fmt "$(calc 'a - c' a="${a1:-0}" c="${c0:-0}")") ms into the $(fmt "$(calc 'b - a' a="${c0:-0}" b="${c1:-0}")") ms copy" \
         "non_blocking=True lets .to() return at once from pinned memory; without it the call waits for the copy (TODO 2)"
 }
 
@@ -478,7 +498,7 @@ batch_questions() {
     tq_in n main count nvtx:batch
     c=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $7 }')
     for ((b = 1; b <= n; b++)); do
-        k=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $5; exit }')
+        k=$(queued batch "$b" | first_of K 5)
         echo "order copy:$(sed -n "${b}p" <<<"$c") kernel:${k:-0}"
     done
 }
@@ -559,8 +579,8 @@ batch_questions() {
     tq_in n main count nvtx:batch
     [ "$n" -ge 2 ] || { say_fail "two or more NVTX ranges \"batch\"" "$n" "keep part 2's loop as given"; return 1; }
     for ((b = 2; b <= n; b++)); do
-        ks=$(queued batch "$b" | awk -F'\t' '$1 == "K" { print $4; exit }')
-        queued batch "$b" | awk -F'\t' -v s="$ks" '$1 == "E" && $3 == s { f = 1 } END { exit !f }' ||
+        ks=$(queued batch "$b" | first_of K 4)
+        grep -qx "E"$'\t'"[^\t]*"$'\t'"$ks" < <(queued batch "$b") ||
             miss+="${miss:+, }$((b - 2))"
     done
     [ -z "$miss" ] || say_fail \
@@ -612,7 +632,7 @@ event_time() {
         "they enclose $(work_words "$work")" "start.record() right before x.normal_(), stop.record() right after (TODO 7)"; return "$HOPELESS"; }
     [ "$order" = ok ] || { say_fail "x.normal_()'s kernel ordered after the start event and before the stop event" \
         "$order" "record both events on the stream x.normal_() runs on, the current one (TODO 7)"; return "$HOPELESS"; }
-    w=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.6f", b - a }')
+    w=$(calc -f '%.6f' 'b - a' a="${lo:-0}" b="${hi:-0}")
     kept_time event_ms "$v" "$w"
     same_gpu_time "$v" "$w" || say_fail \
         "event_ms = the GPU's time between those two events, $(fmt "$w") ms (within 0.5% + 0.1 ms)" \
@@ -694,7 +714,12 @@ idle_at() {
     need_trace main
     local waits
     draw_on_fail main --window nvtx:pageable_copy+gpu
-    waits=$(tq main list api --window nvtx:pageable_copy | awk -F'\t' '$6 ~ /Synchronize$/ { n++; w = w (w == "" ? "" : ", ") $6 } END { if (n) print w }')
+    local all f
+    waits=""
+    tq_in all main list api --window nvtx:pageable_copy
+    while IFS=$'\t' read -r -a f; do
+        [[ ${f[5]:-} == *Synchronize ]] && waits+="${waits:+, }${f[5]}"
+    done <<<"$all"
     [ -z "$waits" ] || say_fail "no wait for the GPU in the range \"pageable_copy\": the copy's call alone" \
         "$waits" \
         "keep part 1's pageable copy as given: pageable.to(DEVICE, non_blocking=True); non_blocking=False asks the call to wait for its copy, and part 1 measures whether from pageable memory it waits anyway"
