@@ -178,7 +178,12 @@ rep_of() {
 }
 
 # ranges_of RUN RANGE: how many NVTX ranges named RANGE the run has
-ranges_of() { tq "$1" list "nvtx:$2" | awk 'END { print NR }'; }
+ranges_of() {
+    local all n=0 line
+    tq_in all "$1" list "nvtx:$2"
+    [ -z "$all" ] || while IFS= read -r line; do n=$((n + 1)); done <<<"$all"
+    echo "$n"
+}
 
 # copies RUN RANGE: the two copies of the reported exchange, in the NVTX
 # range RANGE ("staged", "direct") that rep_of names, GPU 0's first, one line each:
@@ -190,7 +195,8 @@ ranges_of() { tq "$1" list "nvtx:$2" | awk 'END { print NR }'; }
 copies() {
     local sel=p2p r0 r1
     [ "$(gpus "$1")" -ge 2 ] 2>/dev/null || sel=d2d
-    read -r r0 r1 < <(tq "$1" list "nvtx:$2" | awk -F'\t' -v k="$(rep_of "$1" "$2")" 'NR == k { print $1, $2 }')
+    tq_field r0 "$1" "$(rep_of "$1" "$2")" 1 list "nvtx:$2"
+    tq_field r1 "$1" "$(rep_of "$1" "$2")" 2 list "nvtx:$2"
     [ -n "$r0" ] || return 0
     tq "$1" list "$sel" | awk -F'\t' -v a="$r0" -v b="$r1" -v sel="$sel" '
         $1 + 0 >= a && $1 + 0 <= b { printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", NR, $1, $2, $3, $7, $9, $5, sel }' |
@@ -211,8 +217,8 @@ how_copied() {
 your_run() {
     your_run_ok main || return 0
     local frac staged direct
-    frac=$(split_bound main | awk '{ print $1 }')
-    your_fig bound_pct "$(awk -v f="$frac" 'BEGIN { if (f != "") print 100 * f }')" % \
+    read -r frac _ <<<"$(split_bound main)"
+    your_fig bound_pct "$(calc '100 * f' f="$frac")" % \
         "part 1: the largest GPU's stage bound / the split pipeline's time (100: at the bound)"
     if [ "$(gpus main)" -ge 2 ] 2>/dev/null; then
         staged=$(copies main staged | head -n 1) direct=$(copies main direct | head -n 1)
@@ -306,7 +312,8 @@ elsewhere_kernels() {
     need_figure_in streams main streams || return 1
     chunks=${chunks%%.*} streams=${streams%%.*}
     per_stream=$((streams < chunks ? streams : chunks))
-    kinds=$(tq main streams gpu "${LASTPIPE[@]}" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+    tq_in kinds main streams gpu "${LASTPIPE[@]}"
+    kinds=$(words_of 2 "$kinds")
     [ "$kinds" = "created " ] || { say_fail \
         "every copy and kernel of the pipeline on a stream the program created" \
         "streams of kinds: $kinds" \
@@ -388,7 +395,7 @@ near_bound() {
     is_true 'f * x >= 1' f="$frac" x="$BOUND_FACTOR" && return 0
     say_fail \
         "the split pipeline within ${BOUND_FACTOR}x of what the stages of its busiest GPU allow (median of $reps runs)" \
-        "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(awk -v f="$frac" 'BEGIN { print 1 / f }')")x the bound" \
+        "$(fmt "$pipe") ms against a bound of $(fmt "$b") ms: $(fmt "$(ratio 1 "$frac")")x the bound" \
         "something serializes the chunks or the GPUs: a wait inside the issue loop, or a slice's chunks on one stream"
 }
 
