@@ -57,7 +57,7 @@ measured() {
     local from
     from=$(range issue 1)
     [ -n "$from" ] || return 0
-    tq main list "$1" | awk -F'\t' -v from="$from" '$1 >= from'
+    tq main list "$1" --from "$from" --whole
 }
 
 # the end of the measured run's GPU work (its last copy or kernel), in ms
@@ -308,7 +308,7 @@ figure_of() {
             H2D) echo "the H2D copy was made by cudaMemcpy (TODO 2): " ;;
             D2H) echo "the D2H copy was made by cudaMemcpy (TODO 4): " ;;
            esac)queue the copies with cudaMemcpyAsync(..., stream) (TODO 2, 4)"
-    calls=$(measured api:cudaMemcpyAsync | awk -F'\t' -v e="$(range issue 2)" '$1 <= e' | wc -l)
+    calls=$(tq main list api:cudaMemcpyAsync --window nvtx:issue#1 --whole | wc -l)
     [ "$calls" = 2 ] || say_fail "2 cudaMemcpyAsync calls while issuing (H2D and D2H)" \
         "$calls" "issue_work() queues one copy in (TODO 2) and one out (TODO 4)"
     copies=$(measured h2d; measured d2h)

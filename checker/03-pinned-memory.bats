@@ -62,12 +62,7 @@ table_of() {
 table() { table_of main; }
 
 # inside RANGE SEL: the `list` lines of SEL that start inside an NVTX range RANGE
-inside() {
-    { tq main list "nvtx:$1" | sed 's/^/R\t/'; tq main list "$2" | sed 's/^/X\t/'; } |
-        awk -F'\t' 'BEGIN { n = 0 }
-            $1 == "R" { a[n] = $2; b[n] = $3; n++; next }
-            { for (i = 0; i < n; i++) if ($2 >= a[i] && $2 <= b[i]) { print substr($0, 3); break } }'
-}
+inside() { tq main list "$2" --window "nvtx:$1" --whole || true; }
 
 # the memory kinds of the copies listed on stdin, sorted, one line
 mem_kinds() { awk -F'\t' '{ print $8 }' | sort -u | tr '\n' ' ' | sed 's/ $//'; }

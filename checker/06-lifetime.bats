@@ -143,8 +143,7 @@ in_window() {
     local w
     w=$(window "$1")
     [ -n "$w" ] || return 0
-    tq main list "$2" | awk -F'\t' -v lo="${w% *}" -v hi="${w#* }" \
-        '$1 + 0 >= lo + 0 && $1 + 0 <= hi + 0 { print $1, $2 }'
+    tq main list "$2" --window "nvtx:scenario $1#1" --whole | cut -f 1,2 | tr '\t' ' '
 }
 
 # overlap_in N SEL1 SEL2: the fraction of SEL1's time in scenario N that SEL2

@@ -74,6 +74,7 @@ static const char usage_text[] =
 	"  --window nvtx:NAME#K+gpu    and on until the GPU work queued in it is done\n"
 	"  --window A --window B       both, side by side at one scale\n"
 	"  --from MS --to MS           two times (alone: from the start, to the end)\n"
+	"  --whole                     with a window: the records that start in it, whole\n"
 	"format: see checker/trace/FORMAT.md\n";
 
 /* Each command's line of usage, for a mistake in its command line. */
@@ -484,7 +485,7 @@ static int load(const char *file, const struct winspec *w, struct trace *whole,
 	if (rc)
 		return rc;
 	*use = whole;
-	if (!w->n && !w->from && !w->to)
+	if (!w->n && !w->from && !w->to && !w->whole)
 		return 0;
 	rc = trace_window(whole, w, view);
 	if (rc) {
@@ -514,7 +515,7 @@ static int split_window(int argc, char **argv, struct winspec *w, char **rest, i
 static int query_in(const struct trace *whole, const struct winspec *w, int nrest, char **rest)
 {
 	struct trace view;
-	if (!w->n && !w->from && !w->to)
+	if (!w->n && !w->from && !w->to && !w->whole)
 		return query_main(whole, nrest, rest);
 	int rc = trace_window(whole, w, &view);
 	if (rc)

@@ -216,6 +216,8 @@ struct winspec {
 	const char *spec[WIN_MAX]; /* the --window arguments */
 	int n;
 	const char *from, *to;     /* --from MS, --to MS; NULL if not given */
+	int whole;                 /* --whole: the records that start in a
+				    * window, whole, none cut at its edges */
 };
 
 extern const char win_usage[];

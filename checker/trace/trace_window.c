@@ -7,7 +7,9 @@
  * the windows, each cut at the window's edges, so that every command (draw,
  * export, summary, query) works on it unchanged. A record that crosses from
  * one window into another is cut into a piece per window; a copy cut at an
- * edge keeps its share of the bytes.
+ * edge keeps its share of the bytes. With --whole, the view holds instead the
+ * records that start inside a window (its edges included), each whole: what
+ * a program queued in a range, not the part of its run that fell there.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "trace.h"
@@ -19,7 +21,7 @@
 
 const char win_usage[] =
 	"usage: --window nvtx:NAME[*][#K|#last][+gpu] [--window ...], "
-	"or --from MS --to MS";
+	"or --from MS --to MS; --whole: records starting there, not cut";
 
 /* One --window argument, taken apart. */
 struct wspec {
@@ -44,6 +46,10 @@ int win_option(int argc, char **argv, int *i, struct winspec *w)
 {
 	const char *a = argv[*i];
 	int is_win = strcmp(a, "--window") == 0;
+	if (strcmp(a, "--whole") == 0) {
+		w->whole = 1;
+		return 1;
+	}
 	if (!is_win && strcmp(a, "--from") && strcmp(a, "--to"))
 		return 0;
 	if (*i + 1 >= argc)
@@ -336,6 +342,15 @@ static void cut_rec(struct trace *view, const struct rec *r, size_t *cap)
 	}
 }
 
+/* --whole: append r to view->recs, uncut, if it starts inside a window of
+ * view (edges included; room for it is there). */
+static void keep_rec(struct trace *view, const struct rec *r)
+{
+	size_t k = first_ending_after(view->win, view->nwin, r->start);
+	if (k < view->nwin && view->win[k].a <= r->start)
+		view->recs[view->n++] = *r;
+}
+
 /* What the command line asked for, in a few words, for headers. */
 static char *describe(const struct winspec *w)
 {
@@ -357,6 +372,8 @@ static char *describe(const struct winspec *w)
 		sprintf(d, "from %s ms", w->from);
 	else if (w->to)
 		sprintf(d, "to %s ms", w->to);
+	if (w->whole)
+		strcat(d, ", the records starting there");
 	return d;
 }
 
@@ -374,6 +391,8 @@ static int windows_of(const struct trace *t, const struct winspec *w,
 	}
 	if ((w->from || w->to) && w->n)
 		rc = win_error("--window", "%s", "give --window or --from/--to, not both");
+	if (!rc && w->whole && !w->n && !w->from && !w->to)
+		rc = win_error("--whole", "%s", "needs a window: --window or --from/--to");
 	for (int i = 0; !rc && i < w->n; i++)
 		rc = spec_ivals(t, w->spec[i], v, &nv);
 	if (!rc && (w->from || w->to)) {
@@ -421,8 +440,12 @@ int trace_window(const struct trace *t, const struct winspec *w, struct trace *v
 		fprintf(stderr, "streamtrace: out of memory\n");
 		exit(3);
 	}
-	for (size_t i = 0; i < t->n; i++)
-		cut_rec(view, &t->recs[i], &cap);
+	for (size_t i = 0; i < t->n; i++) {
+		if (w->whole)
+			keep_rec(view, &t->recs[i]);
+		else
+			cut_rec(view, &t->recs[i], &cap);
+	}
 	/* A record's pieces come out one after the other: its piece in a later
 	 * window can start after the next record's piece. Sort again. */
 	qsort(view->recs, view->n, sizeof *view->recs, trace_rec_cmp);
