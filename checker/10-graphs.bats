@@ -690,20 +690,73 @@ fork_runs() {
     done
 }
 
-@test "the two branches run at the same time, on the streams and in every replay" {
+# apart RUN: how the program left the two branches on the streams (their
+# first run, the fork and join on streams), from streamtrace ask both ways:
+# "free" where neither is ordered after the other (not-ordered, or
+# observed-only: this run's GPU happened to run one first), else
+# "ordered<TAB>WHICH: CHAIN", or "unknown<TAB>WHY" where the trace cannot
+# tell (a trace older than format 5 ties no wait to its record).
+apart() {
+    local a why x=() w=() i=0
+    while IFS=$'\t' read -r a why; do x+=("$a"); w+=("$why"); done \
+        < <(ask "$1" "order kernel:branch_a#1 kernel:branch_b#1" "order kernel:branch_b#1 kernel:branch_a#1")
+    for i in 0 1; do
+        case ${x[i]:-none} in
+            guaranteed) printf 'ordered\t%s\n' "$( [ "$i" = 0 ] && echo "the program orders branch_b_kernel after branch_a_kernel" || echo "the program orders branch_a_kernel after branch_b_kernel"): ${w[i]}"; return ;;
+            unknown|none) printf 'unknown\t%s\n' "${w[i]:-no answer}"; return ;;
+        esac
+    done
+    echo free
+}
+
+# branches_free RUN: passes, or says what is wrong. On the streams, what the
+# program guaranteed: nothing orders one branch after the other (apart; a
+# chain is the program's in every run: HOPELESS), or, in a trace that
+# cannot tell, the two overlapping for OVERLAP_MIN of the shorter, as
+# measured. In the replays, measured: the graph's own edges are not in the
+# trace, and every replay launches the same graph (the check of the fork's
+# replays), so one replay whose branches overlapped for OVERLAP_MIN of the
+# shorter shows a graph that left them free; a GPU full of other programs'
+# work may run them one after the other in some replays, not in all of
+# them and its re-runs (second_chance). RUN comes last.
+branches_free() {
+    local run=$1 runs want reps=0 best=0 name ov free why
+    figure_in want "$run" fork_replays
+    want=${want%%.*}
+    runs=$(fork_runs "$run")
+    while read -r name ov _; do
+        [[ $name == replay_* ]] || continue
+        reps=$((reps + 1))
+        is_true 'o > b' o="$ov" b="$best" && best=$ov
+    done <<<"$runs"
+    IFS=$'\t' read -r free why <<<"$(apart "$run")"
+    case $free in
+        ordered) say_fail \
+            "branch_a_kernel and branch_b_kernel on the streams, neither ordered after the other: free to run at once" \
+            "$why" \
+            "branch A on the origin stream, branch B on the side stream, the side stream told to wait for forked only (TODO 4): the capture keeps what the streams say, so two branches on one stream are one chain in the graph too"
+            return "$HOPELESS" ;;
+        unknown)
+            read -r _ ov _ <<<"${runs%%$'\n'*}"
+            is_true 'o >= m' o="${ov:-0}" m="$OVERLAP_MIN" || { say_fail \
+                "branch_a_kernel and branch_b_kernel overlapping on the streams for at least $(calc '100 * m' m="$OVERLAP_MIN")% of the shorter (this trace cannot tell what the program ordered: $why)" \
+                "$(calc -f '%.0f%%' '100 * o' o="${ov:-0}")" \
+                "branch A on the origin stream, branch B on the side stream, the side stream told to wait for forked only (TODO 4)"
+                return 1; } ;;
+    esac
+    [ "$reps" = "$want" ] && is_true 'b >= m' b="$best" m="$OVERLAP_MIN" || say_fail \
+        "$want replays of the fork, the two branches overlapping for at least $(calc '100 * m' m="$OVERLAP_MIN")% of the shorter in one of them at least (the same graph in each: one overlap shows that it left them free)" \
+        "$reps replays, the most overlap $(calc -f '%.0f%%' '100 * b' b="$best")" \
+        "capture fork_join() from the origin stream (TODO 6) as it runs on the streams: the capture keeps what the streams say"
+}
+
+@test "the two branches are free to run at the same time: nothing orders them on the streams, and a replay runs them at once" {
     need_run main
     need_trace main
-    local runs bad want reps=0 line
+    local want
     need_figure_in want main fork_replays || return 1
-    want=${want%%.*}
     draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay+gpu'
-    runs=$(fork_runs main)
-    bad=$(awk -v m="$OVERLAP_MIN" '$2 + 0 < m { printf "%s%s: %.0f%%", (n++ ? "; " : ""), $1, 100 * $2 }' <<<"$runs")
-    while IFS= read -r line; do [[ $line != replay_* ]] || reps=$((reps + 1)); done <<<"$runs"
-    [ "$reps" = "$want" ] && [ -z "$bad" ] || say_fail \
-        "branch_a_kernel and branch_b_kernel overlapping for at least $(calc '100 * m' m="$OVERLAP_MIN")% of the shorter, on the streams and in each of the $want replays" \
-        "${bad:-$reps replays}" \
-        "branch A on the origin stream, branch B on the side stream, the side stream told to wait for forked only (TODO 4): the capture keeps what the streams say, so two branches on one stream are one chain in the graph too"
+    second_chance main branches_free
 }
 
 # order_words RUNS: of fork_runs' lines, those whose branch A or B is not

@@ -1340,7 +1340,7 @@ for a, b in ((waits[0], waits[1]), (waits[2], waits[3])):
     check(len(launches) == 1, 'one launch, branch B\'s, between the side stream\'s wait and the join\'s wait (%s)' % launches)
 print('%d calls moved, each a launch of branch A; the side stream waits before branch B in both runs of fork_join()' % len(rem))
 PY
-    pass_all $L10 "the two branches run at the same time, on the streams and in every replay" m-f3daf142
+    pass_all $L10 "the two branches are free to run at the same time: nothing orders them on the streams, and a replay runs them at once" m-f3daf142
     pass_all $L10 "the join starts after both branches end, on the streams and in every replay" m-f3daf142
     pass_all $L10 "every replay of the fork runs its whole capture: pre_kernel, both branches, the join and the copy back, in one graph" m-f3daf142
 }

@@ -380,7 +380,7 @@ judged() {
                 END { for (i = 1; i <= NR; i++) if (n[i] == n[NR] && w[i] ~ /^cuda(MemcpyAsync|LaunchKernel|StreamSynchronize)$/) print l[i] }' ;;
         09-multi-gpu/mut-peer-access-never-enabled) # how a copy between GPUs went
             inside "$d" r direct p2p | cut -f 2,3 ;;
-        10-graphs/mut-branches-on-one-stream)       # an overlap in a graph: the branches, on the streams and in every replay
+        10-graphs/mut-branches-on-one-stream)       # the branches: ordered on the streams, and their overlap in the replays
             q "$d" r list kernel:branch_ | cut -f 1,2 ;;
     esac
 }
@@ -1306,6 +1306,29 @@ scenario_not_ok() { grep -q "^not ok [0-9]* scenario $2:" "$(tap_of "06-lifetime
     for c in 1 2 3 4; do scenario_not_ok starter "$c"; done
 }
 
+@test "lab 06, made runs: copies the program left free of the kernels pass though a busy GPU ran them first; a copy ordered after the kernel before it fails in every run, the chain named" {
+    local c1 c4 t
+    c1=$(expected_check "$KIT_ROOT/checker/tests/mutants/06-lifetime/s1-wait-for-kernels.patch")
+    c4="scenario 4's next-chunk copies can overlap its kernels: none waits for the kernel of the chunk before"
+    grep -qF "@test \"$c4\"" "$KIT_ROOT/checker/06-lifetime.bats"
+    for t in solution solution-busy; do
+        for c in "$c1" "$c4"; do
+            replay_made6 "06-lifetime/$t" "$c"
+            grep -q "^ok [0-9]* $c" "$(tap_of "06-lifetime/$t")" || { cat "$BATS_TEST_TMPDIR/06-lifetime/$t.log"; return 1; }
+        done
+    done
+    replay_made6 06-lifetime/mut-s1-wait-for-kernels "$c1"
+    cat "$BATS_TEST_TMPDIR/06-lifetime/mut-s1-wait-for-kernels.log"
+    tap_failed "$(tap_of 06-lifetime/mut-s1-wait-for-kernels)" "$c1"
+    grep -q "seen: *chunk 2's copy waits for chunk 1's kernel: kernel:[0-9]* (a host wait) cudaStreamSynchronize:" \
+        "$BATS_TEST_TMPDIR/06-lifetime/mut-s1-wait-for-kernels.log"
+    replay_made6 06-lifetime/mut-s4-next-copy-after-free "$c4"
+    cat "$BATS_TEST_TMPDIR/06-lifetime/mut-s4-next-copy-after-free.log"
+    tap_failed "$(tap_of 06-lifetime/mut-s4-next-copy-after-free)" "$c4"
+    grep -q "seen: *chunk 2's copy waits for chunk 1's kernel: kernel:[0-9]* (stream order) record:[0-9]* (an event wait) wait:" \
+        "$BATS_TEST_TMPDIR/06-lifetime/mut-s4-next-copy-after-free.log"
+}
+
 # ---------------------------------------------------------------- lab 10, made runs
 #
 # Lab 10's recorded runs (checker/tests/gpu-lab-10.sh) keep the solution,
@@ -1371,6 +1394,19 @@ made_10_fail() {
         "$BATS_TEST_TMPDIR/10-graphs/made-join-before-branch-won.log"
     # the one check it fails: its results are right, its replays too
     [ "$(grep -c '^not ok' "$(tap_of 10-graphs/made-join-before-branch-won)")" = 1 ]
+}
+
+@test "lab 10, made runs: branches that a busy GPU ran one after the other on the streams pass, nothing having ordered them; the two on one stream fail in every run" {
+    local check
+    check=$(expected_check "$KIT_ROOT/checker/tests/mutants/10-graphs/branches-on-one-stream.patch")
+    made_10 branches-one-after-other
+    cat "$BATS_TEST_TMPDIR/10-graphs/made-branches-one-after-other.log"
+    [ -z "$(unexpected "$(tap_of 10-graphs/made-branches-one-after-other)" 10-graphs)" ]
+    grep -q "^ok [0-9]* $check" "$(tap_of 10-graphs/made-branches-one-after-other)"
+    made_10 branches-on-one-stream "$check"
+    tap_failed "$(tap_of 10-graphs/made-branches-on-one-stream)" "$check"
+    grep -q 'seen: *the program orders branch_b_kernel after branch_a_kernel: kernel:[0-9]* (stream order) kernel:[0-9]*$' \
+        "$BATS_TEST_TMPDIR/10-graphs/made-branches-on-one-stream.log"
 }
 
 @test "lab 10, made runs: every other modelled mistake fails the check its mutant names" {
