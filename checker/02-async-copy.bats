@@ -299,7 +299,7 @@ figure_of() {
     need_trace main
     draw_on_fail main "${MEASURED[@]}"
     need_ranges || return 1
-    local sync calls kinds issue end pageable="" copies f seen=""
+    local sync calls kinds issue end pageable="" copies f dirs=()
     tq_in sync main count api:cudaMemcpy
     [ "$sync" = 0 ] || say_fail "no cudaMemcpy at all (it makes the host wait)" \
         "$sync cudaMemcpy calls" \
@@ -313,12 +313,11 @@ figure_of() {
         "$calls" "issue_work() queues one copy in (TODO 2) and one out (TODO 4)"
     copies=$(measured h2d; measured d2h)
     kinds=$(words_of 8 "$copies")
-    [ "$kinds" = "PINNED " ] || while IFS=$'\t' read -r -a f; do
-        [ "${f[7]:-}" = PAGEABLE ] && [[ $seen != *" ${f[5]} "* ]] || continue
-        seen+=" ${f[5]} "
-        if [ "${f[5]}" = H2D ]; then pageable+="${pageable:+; }the H2D copies came from pageable memory"
-        else pageable+="${pageable:+; }the ${f[5]} copies went to pageable memory"; fi
-    done <<<"$copies"
+    [ "$kinds" = "PINNED " ] || pageable_dirs dirs main --from "$(range issue 1)" --whole
+    for f in "${dirs[@]}"; do
+        if [ "$f" = H2D ]; then pageable+="${pageable:+; }the H2D copies came from pageable memory"
+        else pageable+="${pageable:+; }the $f copies went to pageable memory"; fi
+    done
     [ "$kinds" = "PINNED " ] || say_fail "the copies to and from pinned host memory" \
         "memory kinds: $kinds" \
         "${pageable:+$pageable: }keep cudaMallocHost for h_in and h_out: from malloc memory cudaMemcpyAsync may make the host wait (lab 03 measures it)"

@@ -113,19 +113,6 @@ reps_of() {
     return 0
 }
 
-# pageable_dirs ARRAY RUN [WINDOW...]: the directions (H2D, D2H) of RUN's
-# copies from or to pageable memory, each once, in the order they came
-pageable_dirs() {
-    local -n _pd=$1
-    local _pd_l _pd_f
-    _pd=()
-    tq_in _pd_l "$2" list copy --mem PAGEABLE "${@:3}"
-    while IFS=$'\t' read -r -a _pd_f; do
-        [ -n "${_pd_f[5]:-}" ] && [[ " ${_pd[*]} " != *" ${_pd_f[5]} "* ]] && _pd+=("${_pd_f[5]}")
-    done <<<"$_pd_l"
-    return 0
-}
-
 # bound RUN ORDER: "FRACTION BOUND_MS PIPE_MS CHUNKS PAIRS" (streamtrace
 # query's bound) -- each pipelined run in ORDER is set against the
 # sequential run of the same turn (the program takes turns), so both saw the

@@ -132,9 +132,7 @@ check_scenario() {
 # window N: "START END" (ms) of the NVTX range "scenario N" in the main trace.
 window() {
     local w
-    tq_in w main list "nvtx:scenario $1"
-    w=${w%%$'\n'*}
-    IFS=$'\t' read -r -a w <<<"$w"
+    tq_line w main 1 list "nvtx:scenario $1"
     [ ${#w[@]} -lt 2 ] || echo "${w[0]} ${w[1]}"
 }
 

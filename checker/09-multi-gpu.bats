@@ -193,12 +193,11 @@ ranges_of() {
 # takes). GPU 0's copy: on two GPUs the one from GPU 0 (a peer copy's
 # DEVICE is its source); on one GPU the one on the stream made first.
 copies() {
-    local sel=p2p r0 r1
+    local sel=p2p r
     [ "$(gpus "$1")" -ge 2 ] 2>/dev/null || sel=d2d
-    tq_field r0 "$1" "$(rep_of "$1" "$2")" 1 list "nvtx:$2"
-    tq_field r1 "$1" "$(rep_of "$1" "$2")" 2 list "nvtx:$2"
-    [ -n "$r0" ] || return 0
-    tq "$1" list "$sel" | awk -F'\t' -v a="$r0" -v b="$r1" -v sel="$sel" '
+    tq_line r "$1" "$(rep_of "$1" "$2")" list "nvtx:$2"
+    [ -n "${r[0]:-}" ] || return 0
+    tq "$1" list "$sel" | awk -F'\t' -v a="${r[0]}" -v b="${r[1]:-}" -v sel="$sel" '
         $1 + 0 >= a && $1 + 0 <= b { printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", NR, $1, $2, $3, $7, $9, $5, sel }' |
         sort -t "$(printf '\t')" -k6,6n -k7,7n | head -n 2
 }

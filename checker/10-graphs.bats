@@ -591,11 +591,10 @@ loop_time() {
     local name=$1 fig=$2 run=$3 k us span last d
     figure_in k "$run" iterations
     figure_in us "$run" "$fig"
-    local a b
-    tq_field a "$run" 1 1 list "nvtx:$name"
-    tq_field b "$run" 1 2 list "nvtx:$name"
+    local r
+    tq_line r "$run" 1 list "nvtx:$name"
     span=""
-    [ -z "$a$b" ] || span="$a $b"
+    [ -z "${r[0]:-}${r[1]:-}" ] || span="${r[0]:-} ${r[1]:-}"
     last=$(tq "$run" list kernel --window "nvtx:$name+gpu" | awk -F'\t' '$2 + 0 > e { e = $2 + 0 } END { print e + 0 }')
     [ -n "$span" ] && [ -n "$us" ] && [ -n "$k" ] || {
         say_fail "an NVTX range \"$name\" and the figures $fig and iterations" \

@@ -808,21 +808,43 @@ tq_in() {
     _tq_v=$(tq "$@")
 }
 
-# tq_field VAR RUN LINE FIELD QUESTION...: VAR = the FIELDth tab-separated
-# field (1 the first) of the LINEth line of tq RUN QUESTION..., or nothing;
-# in this shell, as tq_in.
+# tq_line ARRAY RUN LINE QUESTION...: ARRAY = the tab-separated fields of
+# the LINEth line (1 the first) of tq RUN QUESTION..., none where there is
+# no such line; in this shell, as tq_in.
+tq_line() {
+    local -n _tl_v=$1
+    local _tl_a _tl_l _tl_n=0
+    _tl_v=()
+    tq_in _tl_a "$2" "${@:4}"
+    while IFS= read -r _tl_l; do
+        _tl_n=$((_tl_n + 1))
+        [ "$_tl_n" = "$3" ] || continue
+        IFS=$'\t' read -r -a _tl_v <<<"$_tl_l"
+        break
+    done <<<"$_tl_a"
+    return 0
+}
+
+# tq_field VAR RUN LINE FIELD QUESTION...: VAR = the FIELDth field (1 the
+# first) of that line (tq_line), or nothing.
 tq_field() {
     local -n _tf_v=$1
-    local _tf_a _tf_l _tf_f _tf_n=0
-    _tf_v=""
-    tq_in _tf_a "$2" "${@:5}"
-    while IFS= read -r _tf_l; do
-        _tf_n=$((_tf_n + 1))
-        [ "$_tf_n" = "$3" ] || continue
-        IFS=$'\t' read -r -a _tf_f <<<"$_tf_l"
-        _tf_v=${_tf_f[$4 - 1]:-}
-        break
-    done <<<"$_tf_a"
+    local _tf_f=()
+    tq_line _tf_f "$2" "$3" "${@:5}"
+    _tf_v=${_tf_f[$4 - 1]:-}
+}
+
+# pageable_dirs ARRAY RUN [WINDOW...]: the directions (H2D, D2H) of RUN's
+# copies from or to pageable memory, each once, in the order they came
+# (labs 02 and 05 name them in a hint)
+pageable_dirs() {
+    local -n _pd=$1
+    local _pd_l _pd_f
+    _pd=()
+    tq_in _pd_l "$2" list copy --mem PAGEABLE "${@:3}"
+    while IFS=$'\t' read -r -a _pd_f; do
+        [ -n "${_pd_f[5]:-}" ] && [[ " ${_pd[*]} " != *" ${_pd_f[5]} "* ]] && _pd+=("${_pd_f[5]}")
+    done <<<"$_pd_l"
     return 0
 }
 
