@@ -941,6 +941,26 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	grep -Eq '^ +ms +5 ' <<<"$output"
 }
 
+@test "--whole keeps the records that start in a window, each whole, edges included; alone it is refused" {
+	# step#1 [1, 3]: the H2D [1.1, 2.1] and long_kernel [2.1, 5.1] start in
+	# it, and are kept whole
+	run -0 "$ST" query "$W" list kernel --window 'nvtx:step#1' --whole; echo "$output"
+	expect "$(printf '2.100000\t5.100000\t3.000000\tkernel\t13\tlong_kernel()\t-\t-\t0\t100')"
+	run -0 "$ST" query "$W" count gpu --window 'nvtx:step#1' --whole; echo "$output"; expect 2
+	# step#2 [4, 6]: long_kernel began before it; the event at 5.1 is there
+	run -0 "$ST" query "$W" count kernel --window 'nvtx:step#2' --whole; echo "$output"; expect 0
+	run -0 "$ST" query "$W" count event --window 'nvtx:step#2' --whole; echo "$output"; expect 1
+	# the calls step#3 [8, 9] made, the wait [8.4, 11.6] whole
+	run -0 "$ST" query "$W" total api --window 'nvtx:step#3' --whole; echo "$output"; expect 3.350000
+	# --from, --to: a record that starts on the edge is in (long_kernel at 2.1)
+	run -0 "$ST" query "$W" count gpu --from 2.1 --whole; echo "$output"; expect 3
+	run -0 "$ST" query "$W" count gpu --to 2.1 --whole; echo "$output"; expect 2
+	run -0 "$ST" query "$W" list gpu --from 10 --whole; echo "$output"
+	expect "$(printf '11.000000\t11.500000\t0.500000\tcopy\t14\tD2H\t2000000\tPINNED\t0\t100')"
+	run -2 --separate-stderr "$ST" query "$W" count gpu --whole; echo "$stderr"
+	[[ "$stderr" == *'--whole: needs a window: --window or --from/--to'* ]]
+}
+
 @test "a window names what is wrong: an unknown range, #K out of range, a bad number" {
 	local cmd
 	for cmd in timeline summary svg json; do
