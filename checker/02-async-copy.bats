@@ -61,14 +61,36 @@ measured() {
 }
 
 # the end of the measured run's GPU work (its last copy or kernel), in ms
-gpu_end() { measured gpu | awk -F'\t' '$2 > b { b = $2 } END { if (NR) printf "%.6f\n", b }'; }
+gpu_end() { last_end "$(measured gpu)"; }
 
 # the number of the measured run's H2D copy among all H2D copies (the
 # rehearsals come first): the copy whose events gpu_ms was read from
 measured_h2d() {
-    local from
+    local from l f n=0 t
     from=$(range issue 1 "${1:-main}")
-    tq "${1:-main}" list h2d | awk -F'\t' -v from="$from" '$1 >= from { print NR; exit }'
+    ns_of from "$from"
+    tq_in l "${1:-main}" list h2d
+    while IFS=$'\t' read -r -a f; do
+        n=$((n + 1))
+        ns_of t "${f[0]:-}"
+        [ "$t" -lt "$from" ] || { echo "$n"; return 0; }
+    done <<<"$l"
+}
+
+# host_waits [--no-memcpy] WINDOW...: the host's waits for the GPU that
+# start in WINDOW (streamtrace's window words), "KIND NAME at MS ms (MS ms
+# long); " each: the sync records, then the calls that wait (a synchronize,
+# and but with --no-memcpy cudaMemcpy)
+host_waits() {
+    local l f memcpy=api:cudaMemcpy
+    [ "$1" != --no-memcpy ] || { memcpy=-; shift; }
+    l=$(tq main list sync "$@"; tq main list api "$@")
+    while IFS=$'\t' read -r -a f; do
+        case ${f[3]:-}:${f[5]:-} in
+            sync:*|api:cudaStreamSynchronize|api:cudaDeviceSynchronize|api:cudaEventSynchronize|"$memcpy")
+                printf '%s %s at %.3f ms (%.3f ms long); ' "${f[3]}" "${f[5]}" "${f[0]}" "${f[2]}" ;;
+        esac
+    done <<<"$l"
 }
 
 # MEASURED: the measured run, as streamtrace's window words: from "issue"
@@ -146,7 +168,7 @@ wait_tested() {
     tq_field from "$1" 1 1 list nvtx:issue
     tq_field c1 "$1" 1 2 list nvtx:cpu_work
     [ -n "$from" ] && [ -n "$c1" ] || return 0
-    d0=$(tq "$1" list d2h | awk -F'\t' -v from="$from" '$1 >= from { print $1; exit }')
+    tq_field d0 "$1" 1 1 list d2h --from "$from" --whole
     [ -n "$d0" ] || return 0
     is_true 'd >= c + 0.1' d="$d0" c="$c1" && return 0
     echo "its D2H copy began at $(fmt "$d0") ms, before the CPU work ended at $(fmt "$c1") ms"
@@ -337,10 +359,7 @@ figure_of() {
     need_ranges || return 1
     local from to waits
     from=$(range issue 1) to=$(range cpu_work 1)
-    waits=$( { tq main list sync; tq main list api; } | awk -F'\t' -v a="$from" -v b="$to" '
-        $1 >= a && $1 <= b && ($4 == "sync" ||
-            $6 ~ /^cuda(StreamSynchronize|DeviceSynchronize|EventSynchronize|Memcpy)$/) {
-            printf "%s %s at %.3f ms (%.3f ms long); ", $4, $6, $1, $3 }')
+    waits=$(host_waits --from "$from" --to "$to" --whole)
     [ -z "$waits" ] || say_fail \
         "no synchronization from the start of \"issue\" to the start of \"cpu_work\"" \
         "$waits" \
@@ -371,13 +390,12 @@ figure_of() {
     need_ranges || return 1
     local from to waits last
     from=$(range wait 1) to=$(range wait 2)
-    waits=$( { tq main list sync; tq main list api; } | awk -F'\t' -v a="$from" -v b="$to" '
-        $1 >= a && $1 <= b && ($4 == "sync" ||
-            $6 ~ /^cuda(StreamSynchronize|DeviceSynchronize|EventSynchronize)$/)' | wc -l)
-    [ "$waits" -gt 0 ] || say_fail "a cudaStreamSynchronize in the range \"wait\"" \
+    waits=$(host_waits --no-memcpy --window nvtx:wait#1 --whole)
+    [ -n "$waits" ] || say_fail "a cudaStreamSynchronize in the range \"wait\"" \
         "no synchronization there" \
         "h_out is only safe to read once the stream is done: cudaStreamSynchronize(stream) (TODO 5)"
-    last=$(measured gpu | awk -F'\t' '$2 > b { b = $2 } END { print b + 0 }')
+    last=$(gpu_end)
+    last=${last:-0}
     is_true 'last <= to' last="$last" to="$to" || say_fail \
         "the D2H copy finished before \"wait\" ended" \
         "the GPU still worked until $(fmt "$last") ms, \"wait\" ended at $(fmt "$to") ms" \

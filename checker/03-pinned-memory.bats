@@ -65,7 +65,7 @@ table() { table_of main; }
 inside() { tq main list "$2" --window "nvtx:$1" --whole || true; }
 
 # the memory kinds of the copies listed on stdin, sorted, one line
-mem_kinds() { awk -F'\t' '{ print $8 }' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+mem_kinds() { local w; w=$(words_of 8 "$(cat)"); printf '%s\n' "${w% }"; }
 
 # expect_kind KIND MEM HINT: every copy of the series KIND (and of its async
 # copy) has host memory MEM, and the series has all the copies of the table
@@ -378,10 +378,12 @@ faster_pinned() {
 # async_span RANGE: the cudaMemcpyAsync call in RANGE and its H2D copy, as
 # "CALL_START CALL_END COPY_START COPY_END" (ms into the trace; "none")
 async_span() {
-    local api copy
-    api=$(inside "$1" api:cudaMemcpyAsync | awk -F'\t' 'NR == 1 { print $1, $2 }')
-    copy=$(inside "$1" h2d | awk -F'\t' 'NR == 1 { a = $1 } $2 > b { b = $2 } END { if (NR) print a, b }')
-    echo "${api:-none none} ${copy:-none none}"
+    local r=() call="" copy="" l
+    tq_line r main 1 list api:cudaMemcpyAsync --window "nvtx:$1" --whole
+    [ ${#r[@]} -eq 0 ] || call="${r[0]} ${r[1]:-}"
+    l=$(inside "$1" h2d)
+    [ -z "$l" ] || copy="${l%%$'\t'*} $(last_end "$l")"
+    echo "${call:-none none} ${copy:-none none}"
 }
 
 # Structure, not a ratio of a host time to a GPU time (another program on the

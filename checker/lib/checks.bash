@@ -754,6 +754,28 @@ words_of() {
     [ ${#out[@]} -eq 0 ] || printf '%s ' "${out[@]}"
 }
 
+# ns_of VAR MS: VAR = MS, a time as streamtrace prints it (ms with six
+# decimals), in ns: an integer bash compares (0 for an empty MS)
+ns_of() {
+    local -n _ns_v=$1
+    local _ns_i=${2%%.*} _ns_f=${2#*.}
+    [[ $2 == *.* ]] || _ns_f=""
+    _ns_f=${_ns_f}000000
+    _ns_v=$((10#${_ns_i:-0} * 1000000 + 10#${_ns_f:0:6}))
+}
+
+# last_end LINES: the latest end (the second field) of `list` lines, as
+# printed; nothing where there are none
+last_end() {
+    local f b="" bn=-1 n
+    while IFS=$'\t' read -r -a f; do
+        [ -n "${f[1]:-}" ] || continue
+        ns_of n "${f[1]}"
+        [ "$n" -le "$bn" ] || { bn=$n; b=${f[1]}; }
+    done <<<"$1"
+    printf '%s' "$b"
+}
+
 # fmt NUMBER: a number as a student reads it (4 significant digits).
 fmt() { awk -v x="$1" 'BEGIN { printf "%.4g", x }'; }
 
