@@ -1271,7 +1271,8 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 # 16 on 13; an untimed record of event 5 on 13 (17), 14 waits (18), D2H 19 on
 # 14; cudaStreamSynchronize(14) (20) inside the range "loop"; kernel 21 on 15;
 # a graph launch on 13 (22, two nodes); kernel 23 on 13; a wait on 15 for a
-# record the trace lost (24); kernel 25 on 15; cudaDeviceSynchronize (26).
+# record of event 5 the trace lost (24: a sync id no record carries);
+# kernel 25 on 15; cudaDeviceSynchronize (26).
 @test "ask order: an event wait, the legacy stream, an untimed record and a host wait are chains" {
 	F="$FX/hb5.trace"
 	run -0 "$ST" ask "$F" "order copy:10 kernel:13" "order kernel:14 memset:15" \
@@ -1332,6 +1333,23 @@ assert [(e["ts"], e["dur"]) for e in w] == [(4000.0, 2000.0)], w
 	# 4), its consumer after the cross-GPU event's wait
 	run -0 "$ST" ask "$RP/09-multi-gpu/solution/r.trace" "order kernel:produce_kernel kernel:consume_kernel"
 	[[ "$output" == "unknown	wait:645 "*"older than format 5"* ]]
+}
+
+@test "ask order: a wait for an event never recorded before it waits for nothing, unless the trace dropped records" {
+	# hb5's wait 24 made a wait for event 6, which no call recorded: CUDA
+	# returns at once (CUPTI still gives the wait a sync id: lab 06's
+	# first cudaEventSynchronize of each staging buffer's event, on an H100)
+	sed 's/^link\t5\t999$/link\t6\t999/' "$FX/hb5.trace" >"$BATS_TEST_TMPDIR/n.trace"
+	run -0 "$ST" ask "$BATS_TEST_TMPDIR/n.trace" "order kernel:23 kernel:25" "order kernel:21 kernel:25"
+	echo "$output"
+	expect "$(printf '%s\n' \
+		"observed-only	nothing orders kernel:25 after kernel:23; in this run it started 0.100000 ms after the other ended" \
+		"guaranteed	kernel:21 (stream order) kernel:25")"
+	# a trace that dropped records may have lost that event's record
+	sed 's/^end\t35\t0$/end\t35\t2/' "$BATS_TEST_TMPDIR/n.trace" >"$BATS_TEST_TMPDIR/d.trace"
+	run -0 "$ST" ask "$BATS_TEST_TMPDIR/d.trace" "order kernel:23 kernel:25"
+	echo "$output"
+	[[ "$output" == "unknown	wait:24 waited for an event record the trace does not have"* ]]
 }
 
 @test "ask waits, unordered, and the batch from stdin in one parse" {

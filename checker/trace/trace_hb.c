@@ -248,7 +248,12 @@ static int add_pred(struct hb *h, struct item *x, int64_t from, int why)
 
 /* The node of the event record a wait or event synchronize r waited for:
  * by CUPTI's link, else the latest record of the same event queued before
- * it. -1: none known (*unlinked set where one should be there). */
+ * it. -1: none known (*unlinked set where one should be there), or none
+ * made: an event never recorded before the wait, in a trace that lost no
+ * record, is waited for at once (CUDA Runtime API, cudaEventSynchronize
+ * and cudaStreamWaitEvent: if cudaEventRecord has not been called on the
+ * event, the call returns at once / acts as if the record had completed;
+ * CUPTI still links such a wait to a sync id that no record carries). */
 static int64_t record_of(const struct hb *h, const struct rec *r, uint8_t *unlinked)
 {
 	size_t k;
@@ -260,6 +265,9 @@ static int64_t record_of(const struct hb *h, const struct rec *r, uint8_t *unlin
 		k = key_find(h->links, h->nlinks, r->link);
 		if (k < h->nlinks)
 			return (int64_t)h->links[k].at;
+		k = key_find(h->evlast, h->nev, r->event);
+		if (!h->t->dropped && (k >= h->nev || h->evlast[k].at == SIZE_MAX))
+			return -1; /* never recorded: the wait waits for nothing */
 		*unlinked = 1; /* a link to no record: the record was lost */
 		return -1;
 	}
