@@ -98,14 +98,16 @@ host_waits() {
 # check of the measured run draws it (draw_on_fail).
 MEASURED=(--window nvtx:issue+gpu --window nvtx:cpu_work --window nvtx:wait)
 
-# sync_copies RUN: the directions of the copies that cudaMemcpy calls made in
-# the measured run (a copy that starts inside the call), one each: "H2D D2H"
+# sync_copies RUN: the directions of the copies that synchronous calls
+# (cudaMemcpy) made in the measured run (the trace marks each copy async or
+# not), one each: "H2D D2H"
 sync_copies() {
-    { tq "$1" list api:cudaMemcpy "${MEASURED[@]}" | sed 's/^/A\t/'
-      tq "$1" list copy "${MEASURED[@]}" | sed 's/^/C\t/'; } |
-        awk -F'\t' '$1 == "A" { n++; a[n] = $2; b[n] = $3; next }
-            { for (i = 1; i <= n; i++) if ($2 + 0 >= a[i] && $2 + 0 <= b[i] && !seen[$7]++) out = out " " $7 }
-            END { sub(/^ /, "", out); print out }'
+    local l f out=""
+    tq_in l "$1" corr copy "${MEASURED[@]}"
+    while IFS=$'\t' read -r -a f; do
+        [ "${f[11]:-}" = 0 ] && [[ " $out " != *" ${f[5]} "* ]] && out+="${out:+ }${f[5]}"
+    done <<<"$l"
+    echo "$out"
 }
 
 # the three ranges must be there for any check on the measured run

@@ -506,17 +506,23 @@ copy_streams() {
 @test "each timed loop waits for the GPU once, after its launches" {
     need_run main
     need_trace main
-    local a bad last
+    local a bad="" i n ws w c l f names=(stream_loop graph_loop) calls=(cudaLaunchKernel cudaGraphLaunch)
     draw_on_fail main --window nvtx:stream_loop --window nvtx:graph_loop
     mapfile -t a < <(ask main "waits nvtx:stream_loop" "waits nvtx:graph_loop")
-    # each loop's last launch, by its correlation id: the one wait comes after it
-    last=$(for l in stream_loop:cudaLaunchKernel graph_loop:cudaGraphLaunch; do
-        tq main corr "api:${l#*:}" --window "nvtx:${l%%:*}" | awk -F'\t' '{ c = $11 } END { print c + 0 }'; done)
-    bad=$(paste <(printf '%s\n' stream_loop graph_loop) <(printf '%s\n' "${a[@]}") <(echo "$last") | awk -F'\t' '
-        { w = $3; sub(/.*:/, "", w) }     # NAME, N, the waits, the last launch
-        $2 != 1 || w + 0 < $4 + 0 {
-            printf "%s\"%s\": %s", (n++ ? "; " : ""), $1,
-                ($2 == "none" ? "no such range" : $2 " waits" ($3 == "" ? "" : " (" $3 ")") ($2 == 1 ? ", before the loop'"'"'s last launch" : "")) }')
+    for i in 0 1; do
+        IFS=$'\t' read -r n ws <<<"${a[i]:-}"
+        # the loop's last launch, by its correlation id: the one wait comes after it
+        tq_in l main corr "api:${calls[i]}" --window "nvtx:${names[i]}" || true
+        c=0
+        [ -z "$l" ] || { IFS=$'\t' read -r -a f <<<"${l##*$'\n'}"; c=${f[10]:-0}; }
+        w=${ws##*:}
+        [[ $w =~ ^[0-9]+$ ]] || w=0
+        [[ $c =~ ^[0-9]+$ ]] || c=0
+        [ "$n" != 1 ] || [ "$w" -lt "$c" ] || continue
+        bad+="${bad:+; }\"${names[i]}\": "
+        if [ "$n" = none ]; then bad+="no such range"
+        else bad+="$n waits${ws:+ ($ws)}$([ "$n" != 1 ] || echo ", before the loop's last launch")"; fi
+    done
     [ -z "$bad" ] || say_fail \
         "one wait for the GPU in each of \"stream_loop\" and \"graph_loop\", the cudaStreamSynchronize after the loop" \
         "$bad" \
@@ -595,7 +601,8 @@ loop_time() {
     tq_line r "$run" 1 list "nvtx:$name"
     span=""
     [ -z "${r[0]:-}${r[1]:-}" ] || span="${r[0]:-} ${r[1]:-}"
-    last=$(tq "$run" list kernel --window "nvtx:$name+gpu" | awk -F'\t' '$2 + 0 > e { e = $2 + 0 } END { print e + 0 }')
+    last=$(last_end "$(tq "$run" list kernel --window "nvtx:$name+gpu")")
+    last=${last:-0}
     [ -n "$span" ] && [ -n "$us" ] && [ -n "$k" ] || {
         say_fail "an NVTX range \"$name\" and the figures $fig and iterations" \
             "range: ${span:-none}; $fig = ${us:-none}" "keep the given loop and its figures"; return "$HOPELESS"; }
@@ -649,8 +656,11 @@ loop_time() {
 branches() {
     local run=$1 ov a b
     shift
-    ov=$(tq "$run" overlap kernel:branch_a kernel:branch_b "$@" |
-        awk '{ print ($2 > $3 ? $2 : $3) }')
+    local x y nx ny
+    read -r _ x y <<<"$(tq "$run" overlap kernel:branch_a kernel:branch_b "$@")"
+    ns_of nx "${x:-0}"
+    ns_of ny "${y:-0}"
+    ov=$([ "$nx" -gt "$ny" ] && echo "$x" || echo "$y")
     tq_in a "$run" order kernel:branch_a kernel:join "$@" || true
     tq_in b "$run" order kernel:branch_b kernel:join "$@" || true
     echo "${ov:-0} ${a:-missing} ${b:-missing}"
@@ -782,7 +792,7 @@ order_word() {
 @test "the join starts after both branches end, on the streams and in every replay" {
     need_run main
     need_trace main
-    local runs bad want end reps
+    local runs bad want end reps line
     draw_on_fail main --window 'nvtx:fork_stream+gpu' --window 'nvtx:replay+gpu'
     runs=$(fork_runs main)
     bad=$(order_words "$runs")
@@ -790,7 +800,8 @@ order_word() {
     end=$(tq main returned api:cudaStreamEndCapture --window nvtx:fork_capture | cut -f 12 | head -n 1)
     [ "${end:-0}" = 0 ] || bad+="${bad:+; }the capture's cudaStreamEndCapture returned $end ($(err_name "$end"))"
     figure_in want main fork_replays
-    reps=$(awk '/^replay_/ { n++ } END { print n + 0 }' <<<"$runs")
+    reps=0
+    while read -r line; do [[ $line != replay_* ]] || reps=$((reps + 1)); done <<<"$runs"
     [ "$reps" = "${want%%.*}" ] ||
         bad+="${bad:+; }$reps replays of ${want:-(no figure fork_replays)}"
     [ -z "$bad" ] || say_fail \
