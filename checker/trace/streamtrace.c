@@ -68,13 +68,12 @@ static const char usage_text[] =
 	"           --current N|other (queued while device N, or a device other than its\n"
 	"           stream's, was current)\n"
 	"           --mem PAGEABLE|PINNED|DEVICE|MANAGED (for copies, the host side)\n"
-	"WINDOW: only that time, records cut at its edges (ms from the first record)\n"
+	"WINDOW: only that time, records cut at its edges (--whole: those starting in it, uncut)\n"
 	"  --window nvtx:NAME          every NVTX range named NAME (NAME*: starting so)\n"
 	"  --window nvtx:NAME#K        the K-th of them (#1 the first), or #last\n"
 	"  --window nvtx:NAME#K+gpu    and on until the GPU work queued in it is done\n"
 	"  --window A --window B       both, side by side at one scale\n"
-	"  --from MS --to MS           two times (alone: from the start, to the end)\n"
-	"  --whole                     with a window: the records that start in it, whole\n"
+	"  --from MS --to MS           ms from the first record (alone: from the start, to the end)\n"
 	"format: see checker/trace/FORMAT.md\n";
 
 /* Each command's line of usage, for a mistake in its command line. */
