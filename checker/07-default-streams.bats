@@ -448,15 +448,56 @@ threads_at_once() {
             "a kernel on stream 0 (crunch(j, 0)) is on the legacy default stream: it waits for the other thread's per-thread stream, and that stream for it (TODO 3)")"
 }
 
-# A run that could not show it is looked at again (second_look): the program
-# runs again, up to RERUNS_MAX times, until one run could; a run where the
-# later kernel was queued in time and still waited fails the check. When no
-# run could show it, the check passes and says so (the streams themselves
-# are the check above).
-@test "the two threads' kernels ran at the same time" {
+# threads_free: how the program left the two threads' kernels of part 2's
+# own-stream version (each thread's first, thread_questions), from
+# streamtrace ask both ways: "free" where neither is ordered after the other
+# (not-ordered, or observed-only: this run's GPU happened to run one first),
+# "ordered<TAB>CHAIN" where one is, "unknown<TAB>WHY" where the trace cannot
+# tell; nothing without a kernel of each of two threads.
+threads_free() {
+    local k=() q a why
+    while IFS=$'\t' read -r q _; do
+        [[ $q == "order copy:"*" kernel:"* ]] && k+=("${q##* }")
+    done <<<"$(thread_questions)"
+    [ ${#k[@]} -ge 2 ] || return 0
+    while IFS=$'\t' read -r a why; do
+        case $a in
+            guaranteed) printf 'ordered\t%s\n' "$why"; return 0 ;;
+            unknown|"") printf 'unknown\t%s\n' "$why"; return 0 ;;
+        esac
+    done < <(ask main "order ${k[0]} ${k[1]}" "order ${k[1]} ${k[0]}")
+    echo free
+}
+
+# What the program guaranteed: nothing orders either thread's kernel after
+# the other's (each on its own per-thread stream, no wait between them), the
+# same in every run. A GPU full of other programs' work may still run them
+# one after the other; they were free to run at once, and the check passes
+# (a note says what this run did). An order between them fails every run:
+# the legacy default stream, or a wait. A trace that cannot tell is judged
+# as measured: a run that could not show it is looked at again
+# (second_look), up to RERUNS_MAX times; a run where the later kernel was
+# queued in time and still waited fails the check.
+@test "the two threads' kernels may run at the same time: nothing orders either after the other" {
     need_run main
     need_trace main
     draw_on_fail main "${THREADS[@]}"
+    local free why ov
+    IFS=$'\t' read -r free why <<<"$(threads_free)"
+    case $free in
+        free)
+            ov=$(threads_overlap "$(threads_view main)")
+            is_true 'ov > 0' ov="$ov" ||
+                note "in this run the GPU ran them one after the other, though nothing ordered them (another program on the GPU?)"
+            return 0 ;;
+        ordered) say_fail \
+            "thread 1's kernel and thread 2's kernel, neither ordered after the other: free to run at the same time" \
+            "the program orders them: $why" \
+            "$(hint_of "$(ran_elsewhere main per-thread "${THREADS[@]}")" \
+                "it waits for the other thread's per-thread stream, and that stream for it; give every call the stream cudaStreamPerThread (TODO 3)" \
+                "a kernel on stream 0 (crunch(j, 0)) is on the legacy default stream: it waits for the other thread's per-thread stream, and that stream for it (TODO 3)")"
+            return 1 ;;
+    esac
     second_look main threads_tested threads_at_once
 }
 
