@@ -27,7 +27,9 @@ setup_file() {
         count api:cudaMemcpy
         events h2d
         list api
+        list api --window nvtx:wait#1 --whole
         list api:cudaMemcpyAsync
+        list api:cudaMemcpyAsync --window nvtx:issue#1 --whole
         list d2h
         list gpu
         list h2d
@@ -36,6 +38,7 @@ setup_file() {
         list nvtx:issue
         list nvtx:wait
         list sync
+        list sync --window nvtx:wait#1 --whole
         overlap nvtx:cpu_work gpu
         streams gpu
 EOF

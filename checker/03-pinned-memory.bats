@@ -27,8 +27,17 @@ setup_file() {
     tq_ahead main <<'EOF'
         events copy
         list api:cudaMemcpyAsync
+        list api:cudaMemcpyAsync --window nvtx:async_pageable --whole
+        list api:cudaMemcpyAsync --window nvtx:async_pinned --whole
+        list api:cudaMemcpyAsync --window nvtx:async_registered --whole
         list copy
+        list copy --window nvtx:pageable --whole
+        list copy --window nvtx:pinned --whole
+        list copy --window nvtx:registered --whole
         list h2d
+        list h2d --window nvtx:async_pageable --whole
+        list h2d --window nvtx:async_pinned --whole
+        list h2d --window nvtx:async_registered --whole
         list nvtx
         list nvtx:async_pageable
         list nvtx:async_pinned
