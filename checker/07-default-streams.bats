@@ -448,25 +448,16 @@ threads_at_once() {
             "a kernel on stream 0 (crunch(j, 0)) is on the legacy default stream: it waits for the other thread's per-thread stream, and that stream for it (TODO 3)")"
 }
 
-# threads_free: how the program left the two threads' kernels of part 2's
-# own-stream version (each thread's first, thread_questions), from
-# streamtrace ask both ways: "free" where neither is ordered after the other
-# (not-ordered, or observed-only: this run's GPU happened to run one first),
-# "ordered<TAB>CHAIN" where one is, "unknown<TAB>WHY" where the trace cannot
-# tell; nothing without a kernel of each of two threads.
+# threads_free: apart's answer for the two threads' kernels of part 2's
+# own-stream version (each thread's first, thread_questions); nothing
+# without a kernel of each of two threads.
 threads_free() {
-    local k=() q a why
+    local k=() q
     while IFS=$'\t' read -r q _; do
         [[ $q == "order copy:"*" kernel:"* ]] && k+=("${q##* }")
     done <<<"$(thread_questions)"
     [ ${#k[@]} -ge 2 ] || return 0
-    while IFS=$'\t' read -r a why; do
-        case $a in
-            guaranteed) printf 'ordered\t%s\n' "$why"; return 0 ;;
-            unknown|"") printf 'unknown\t%s\n' "$why"; return 0 ;;
-        esac
-    done < <(ask main "order ${k[0]} ${k[1]}" "order ${k[1]} ${k[0]}")
-    echo free
+    apart main "${k[0]}" "${k[1]}"
 }
 
 # What the program guaranteed: nothing orders either thread's kernel after
@@ -483,7 +474,7 @@ threads_free() {
     need_trace main
     draw_on_fail main "${THREADS[@]}"
     local free why ov
-    IFS=$'\t' read -r free why <<<"$(threads_free)"
+    IFS=$'\t' read -r free _ why <<<"$(threads_free)"
     case $free in
         free)
             ov=$(threads_overlap "$(threads_view main)")

@@ -699,25 +699,6 @@ fork_runs() {
     done
 }
 
-# apart RUN: how the program left the two branches on the streams (their
-# first run, the fork and join on streams), from streamtrace ask both ways:
-# "free" where neither is ordered after the other (not-ordered, or
-# observed-only: this run's GPU happened to run one first), else
-# "ordered<TAB>WHICH: CHAIN", or "unknown<TAB>WHY" where the trace cannot
-# tell (a trace older than format 5 ties no wait to its record).
-apart() {
-    local a why x=() w=() i=0
-    while IFS=$'\t' read -r a why; do x+=("$a"); w+=("$why"); done \
-        < <(ask "$1" "order kernel:branch_a#1 kernel:branch_b#1" "order kernel:branch_b#1 kernel:branch_a#1")
-    for i in 0 1; do
-        case ${x[i]:-none} in
-            guaranteed) printf 'ordered\t%s\n' "$( [ "$i" = 0 ] && echo "the program orders branch_b_kernel after branch_a_kernel" || echo "the program orders branch_a_kernel after branch_b_kernel"): ${w[i]}"; return ;;
-            unknown|none) printf 'unknown\t%s\n' "${w[i]:-no answer}"; return ;;
-        esac
-    done
-    echo free
-}
-
 # branches_free RUN: passes, or says what is wrong. On the streams, what the
 # program guaranteed: nothing orders one branch after the other (apart; a
 # chain is the program's in every run: HOPELESS), or, in a trace that
@@ -738,14 +719,17 @@ branches_free() {
         reps=$((reps + 1))
         is_true 'o > b' o="$ov" b="$best" && best=$ov
     done <<<"$runs"
-    IFS=$'\t' read -r free why <<<"$(apart "$run")"
+    local which
+    # the branches' first run: the fork and join on the streams
+    IFS=$'\t' read -r free which why <<<"$(apart "$run" kernel:branch_a#1 kernel:branch_b#1)"
     case $free in
         ordered) say_fail \
             "branch_a_kernel and branch_b_kernel on the streams, neither ordered after the other: free to run at once" \
-            "$why" \
+            "the program orders $([ "$which" = 1 ] && echo "branch_b_kernel after branch_a_kernel" || echo "branch_a_kernel after branch_b_kernel"): $why" \
             "branch A on the origin stream, branch B on the side stream, the side stream told to wait for forked only (TODO 4): the capture keeps what the streams say, so two branches on one stream are one chain in the graph too"
             return "$HOPELESS" ;;
         unknown)
+            why=$which
             read -r _ ov _ <<<"${runs%%$'\n'*}"
             is_true 'o >= m' o="${ov:-0}" m="$OVERLAP_MIN" || { say_fail \
                 "branch_a_kernel and branch_b_kernel overlapping on the streams for at least $(calc '100 * m' m="$OVERLAP_MIN")% of the shorter (this trace cannot tell what the program ordered: $why)" \

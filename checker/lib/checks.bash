@@ -856,6 +856,25 @@ tq_field() {
     _tf_v=${_tf_f[$4 - 1]:-}
 }
 
+# apart RUN A B: how the program left records A and B (ask's references),
+# from streamtrace ask both ways: "free" where neither is ordered after the
+# other (not-ordered, or observed-only: the GPU happened to run one first),
+# "ordered<TAB>1<TAB>CHAIN" where B is ordered after A ("2": A after B),
+# "unknown<TAB>WHY" where the trace cannot tell (or gave no answer). What
+# may run at once is judged so (labs 07 and 10), not by a measured overlap.
+apart() {
+    local a why x=() w=() i
+    while IFS=$'\t' read -r a why; do x+=("$a"); w+=("$why"); done \
+        < <(ask "$1" "order $2 $3" "order $3 $2")
+    for i in 0 1; do
+        case ${x[i]:-none} in
+            guaranteed) printf 'ordered\t%d\t%s\n' $((i + 1)) "${w[i]}"; return 0 ;;
+            unknown|none) printf 'unknown\t%s\n' "${w[i]:-no answer}"; return 0 ;;
+        esac
+    done
+    echo free
+}
+
 # pageable_dirs ARRAY RUN [WINDOW...]: the directions (H2D, D2H) of RUN's
 # copies from or to pageable memory, each once, in the order they came
 # (labs 02 and 05 name them in a hint)
