@@ -295,26 +295,17 @@ copy_in() {
 # give them; "-" where there is none:
 #    1 BATCH     the range "batch" its call was made in (0 for the first);
 #                -1: before the loop (that copy carries batch 0)
-#    2 C0  3 C1  the copy's start and end    4 STREAM  5 MEM (host side)
-#    6 CALL_END  the end of its cudaMemcpyAsync
-#    7 NEXT      the start of the thread's next call that queued GPU work
-#                (a kernel, copy, memset, event or stream wait)
-#    8 L         the start of the first kernel launch after it in its range
-#                "batch" (else before it): when the host queued the batch's
-#                kernels
-#    9 K0  10 KSTREAM  that kernel's start and stream
-#   11 OWN       ms of the copy alongside kernels queued in its range "batch"
-#   12 EARLY     ms of it alongside kernels queued in earlier ranges "batch"
-#   13 WAIT      the first call after the copy's, before NEXT, that waits for
-#                the GPU (its name ends in Synchronize) and ended after the
-#                copy did: NAME@START@END@STREAM (the stream of its sync record)
-#   14 BWAIT     the same, before L
-#   15 AFTER     the GPU time of an event recorded on the copy's stream after
-#                the copy, that the stream of L's kernel was told to wait for
-#                (cudaStreamWaitEvent) before L
+#    2 C0  3 C1  the copy's start and end    4 STREAM
+#    5 WAIT      the first call after the copy's, before the thread's next
+#                call that queued GPU work (a kernel, copy, memset, event or
+#                stream wait), that waits for the GPU (its name ends in
+#                Synchronize) and ended after the copy did:
+#                NAME@START@END@STREAM (the stream of its sync record)
+#    6 BWAIT     the same, before the first kernel launch after the copy's
+#                call in its range "batch" (else before it): before the host
+#                queued the batch's kernels
 part2_copies() {
     records "$1" nvtx api kernel copy memset event sync | awk -F'\t' '
-        function ov(a0, a1, b0, b1) { if (b0 > a0) a0 = b0; if (b1 < a1) a1 = b1; return a1 > a0 ? a1 - a0 : 0 }
         function low(x) { if (o == "" || x < o) o = x }
         function ms(x) { return x == "" ? "-" : sprintf("%.6f", x - o) }
         function batch_of(x,   i) { for (i = 1; i <= nb; i++) if (x >= bs[i] && x <= be[i]) return i - 1; return -1 }
@@ -322,11 +313,10 @@ part2_copies() {
         { t0 = $1 + 0; t1 = $2 + 0; c = $11 }
         $4 == "nvtx" { ns[++nn] = t0; ne[nn] = t1; nth[nn] = $10; nname[nn] = $6; low(t0) }
         $4 == "api" { as[c] = t0; ae[c] = t1; ath[c] = $10; an[c] = $6; low(t0) }
-        $4 == "kernel" { ks[c] = t0; ke[c] = t1; kst[c] = $5; gpu[c] = 1; low(t0) }
-        $4 == "copy" { cs[c] = t0; ce[c] = t1; cst[c] = $5; cdir[c] = $6; cmem[c] = $8; gpu[c] = 1; low(t0) }
-        $4 == "memset" { gpu[c] = 1; low(t0) }
-        $4 == "event" { et[c] = t0; est[c] = $5; gpu[c] = 1; low(t0) }
-        $4 == "sync" { sty[c] = $6; sst[c] = $5; if (sty[c] == "wait") gpu[c] = 1; low(t0) }
+        $4 == "kernel" { ks[c] = 1; gpu[c] = 1; low(t0) }
+        $4 == "copy" { cs[c] = t0; ce[c] = t1; cst[c] = $5; cdir[c] = $6; gpu[c] = 1; low(t0) }
+        $4 == "memset" || $4 == "event" { gpu[c] = 1; low(t0) }
+        $4 == "sync" { sst[c] = $5; if ($6 == "wait") gpu[c] = 1; low(t0) }
         END {
             for (i = 1; i <= nn; i++) if (nname[i] == "side_stream" && (r == "" || ns[i] < ns[r])) r = i
             if (r == "") exit
@@ -340,7 +330,7 @@ part2_copies() {
             }
             for (i = 1; i <= ncp; i++) for (j = i + 1; j <= ncp; j++) if (as[cc[j]] < as[cc[i]]) { x = cc[i]; cc[i] = cc[j]; cc[j] = x }
             for (i = 1; i <= ncp; i++) {
-                q = cc[i]; c0 = cs[q]; c1 = ce[q]; b = batch_of(as[q]); nx = ""; L = ""; L0 = ""; w = ""; bw = ""; aft = ""
+                q = cc[i]; b = batch_of(as[q]); nx = ""; L = ""; L0 = ""; w = ""; bw = ""
                 for (c in in2) {
                     if (as[c] > as[q] && (c in gpu) && (nx == "" || as[c] < as[nx])) nx = c
                     if (b >= 0 && (c in ks) && batch_of(as[c]) == b) {
@@ -350,22 +340,11 @@ part2_copies() {
                 }
                 if (L == "") L = L0
                 tn = nx == "" ? r1 : as[nx]; tl = L == "" ? r1 : as[L]
-                for (c in in2) if (as[c] > as[q] && an[c] ~ /Synchronize$/ && ae[c] >= c1) {
+                for (c in in2) if (as[c] > as[q] && an[c] ~ /Synchronize$/ && ae[c] >= ce[q]) {
                     if (as[c] < tn && (w == "" || as[c] < as[w])) w = c
                     if (as[c] < tl && (bw == "" || as[c] < as[bw])) bw = c
                 }
-                if (L != "") for (e in in2) if ((e in et) && est[e] == cst[q] && as[e] > as[q] && as[e] < as[L])
-                    for (c in in2) if ((c in sty) && sty[c] == "wait" && sst[c] == kst[L] && as[c] > as[e] && as[c] < as[L])
-                        if (aft == "" || et[e] > aft) aft = et[e]
-                own = 0; early = 0
-                if (b >= 0) for (c in in2) if (c in ks) {
-                    kb = batch_of(as[c])
-                    if (kb == b) own += ov(ks[c], ke[c], c0, c1)
-                    else if (kb >= 0 && kb < b) early += ov(ks[c], ke[c], c0, c1)
-                }
-                printf "%d\t%s\t%s\t%s\t%s\t%s\t%s", b, ms(c0), ms(c1), cst[q], cmem[q], ms(ae[q]), nx == "" ? "-" : ms(as[nx])
-                printf "\t%s\t%s\t%s", L == "" ? "-" : ms(as[L]), L == "" ? "-" : ms(ks[L]), L == "" ? "-" : kst[L]
-                printf "\t%.6f\t%.6f\t%s\t%s\t%s\n", own, early, wait_of(w), wait_of(bw), aft == "" ? "-" : ms(aft)
+                printf "%d\t%s\t%s\t%s\t%s\t%s\n", b, ms(cs[q]), ms(ce[q]), cst[q], wait_of(w), wait_of(bw)
             }
         }'
 }
@@ -397,97 +376,109 @@ wait_hint() {
 @test "each side-stream .to() returns before its copy ends" {
     need_run main
     need_trace main
-    local lines bad first
+    local lines bad="" first="" b c0 c1 st w name until
     draw_on_fail main --window nvtx:side_stream+gpu
     lines=$(part2_copies main)
     [ -n "$lines" ] || { say_fail "H2D copies queued in the range \"side_stream\"" "none" \
         "keep part 2 as given; prefetch() queues the next batch's copy (TODO 3)"; return 1; }
-    bad=$(awk -F'\t' '$13 != "-" { split($13, w, "@")
-        printf "%sbatch %d\047s copy %.2f-%.2f ms, the host in %s until %.2f ms", (n++ ? "; " : ""), $1 + 1, $2, $3, w[1], w[3] }' <<<"$lines")
-    first=$(awk -F'\t' '$13 != "-" { print $13 "\t" $4; exit }' <<<"$lines")
+    while IFS=$'\t' read -r b c0 c1 st w _; do
+        [ "$w" != - ] || continue
+        IFS=@ read -r name _ until _ <<<"$w"
+        bad+="${bad:+; }$(LC_NUMERIC=C printf "batch %d's copy %.2f-%.2f ms, the host in %s until %.2f ms" $((b + 1)) "$c0" "$c1" "$name" "$until")"
+        [ -n "$first" ] || first=$w$'\t'$st
+    done <<<"$lines"
     [ -z "$bad" ] || say_fail \
         "every copy of part 2 still running when its .to() returned: no wait for the GPU after the copy's call that lasted past the copy's end" \
         "$bad" "$(wait_hint "${first%%$'\t'*}" "${first##*$'\t'}")"
 }
 
-# batch_verdicts RUN: for each batch whose range queued a copy (of the next
-# batch), "BATCH VERDICT CAUSE TEXT" (TAB-separated). VERDICT "ok": the
-# copy ran beside this batch's kernels, or beside earlier batches' kernels
-# while this batch's, queued before the copy ended, waited behind them (the
-# host ran ahead of the GPU: in the recorded solution, batch 0's kernels
-# still ran when the copies of batches 2 and 3 were done). "fail": something
-# of the program kept them apart (CAUSE: stream, after, wait, pageable,
-# nokernel), whatever else ran on the GPU. "untested": nothing of the
-# program did, and yet they ran apart, so this run could not show it (CAUSE
-# late: the host queued the batch's kernels only after the copy had ended,
-# without a wait in between: a busy machine held it back; apart: the GPU
-# ran the kernels, queued in time, apart from the copy: other work on it).
-batch_verdicts() {
-    part2_copies "$1" | awk -F'\t' '$1 >= 0 {
-        b = $1; c0 = $2; c1 = $3; L = $8; k0 = $9; own = $11; early = $12; bw = $14
-        cp = sprintf("its copy %.2f-%.2f ms", c0, c1)
-        only = early > 0 ? ", the copy beside earlier batches\047 kernels only" : ""
-        if (own > 0) v = "ok\town"
-        else if (L == "-") v = sprintf("fail\tnokernel\tbatch %d: no kernel queued in its range", b)
-        else if ($10 == $4) v = sprintf("fail\tstream\tbatch %d: %s and its kernels (from %.2f ms) on one stream, stream %s", b, cp, k0, $4)
-        else if ($15 != "-") v = sprintf("fail\tafter\tbatch %d: its kernels (from %.2f ms) waited for an event the side stream reached at %.2f ms, after %s", b, k0, $15, cp)
-        else if (L < c1 && early > 0) v = "ok\tahead"
-        else if (bw != "-") { split(bw, w, "@")
-            v = sprintf("fail\twait\tbatch %d: %s, the host in %s until %.2f ms, the batch\047s kernels queued at %.2f ms%s", b, cp, w[1], w[3], L, only) }
-        else if (L >= c1 && $5 == "PAGEABLE") v = sprintf("fail\tpageable\tbatch %d: %s from PAGEABLE memory, its call back at %.2f ms, the batch\047s kernels queued at %.2f ms%s", b, cp, $6, L, only)
-        else if (L >= c1) v = sprintf("untested\tlate\tbatch %d\047s kernels were queued at %.2f ms, after %s had ended, and the host made no wait for the GPU in between: a busy machine held it back", b, L, cp)
-        else v = sprintf("untested\tapart\tbatch %d\047s kernels were queued at %.2f ms, before %s ended, and nothing of the program held them back, yet they did not run beside it (the first began at %.2f ms): the GPU ran other work", b, L, cp, k0)
-        print b "\t" v
-    }'
+# next_copies RUN: for each range "batch" of RUN that queued a copy (of the
+# next batch), "B COPY KERNEL" a line (TAB-separated): B the batch (0 the
+# first), COPY the correlation id of that H2D copy, KERNEL the batch's first
+# kernel's ("-" where its range queued none), as streamtrace ask takes them
+next_copies() {
+    local n b f c k
+    tq_in n "$1" count nvtx:batch
+    for ((b = 1; b <= n; b++)); do
+        c="" k=-
+        while IFS=$'\t' read -r -a f; do
+            [ "${f[0]}" = C ] && [ "${f[3]}" = H2D ] && [ -z "$c" ] && c=${f[6]}
+            [ "${f[0]}" = K ] && [ "$k" = - ] && k=${f[4]}
+        done < <(QUEUED_RUN=$1 queued batch "$b")
+        [ -z "$c" ] || printf '%d\t%s\t%s\n' $((b - 1)) "$c" "$k"
+    done
 }
 
-# copies_tested RUN: could run RUN show, for every batch, whether its copy
-# overlaps its kernels? Not where batch_verdicts says "untested" (it says
-# why, and returns 1).
-copies_tested() {
-    local why
-    why=$(batch_verdicts "$1" | awk -F'\t' '$2 == "untested" { print $4; exit }')
-    [ -z "$why" ] || { echo "$why"; return 1; }
-}
-
-# copies_overlap RUN: no batch's copy kept apart from its kernels by the
-# program (batch_verdicts); the run may not have shown it (copies_tested).
-copies_overlap() {
-    local v fails cause first k hint
-    v=$(batch_verdicts "$1")
-    [ -n "$v" ] || { say_fail "a copy of the next batch queued in each range \"batch\" but the last" "none" \
-        "keep part 2's loop as given; prefetch() queues the next batch's copy (TODO 3)"; return 1; }
-    fails=$(awk -F'\t' '$2 == "fail" { printf "%s%s", (n++ ? "; " : ""), $4 }' <<<"$v")
-    [ -n "$fails" ] || return 0
-    cause=$(awk -F'\t' '$2 == "fail" { print $3; exit }' <<<"$v")
-    case $cause in
-        stream)
-            first=$(part2_copies "$1" | awk -F'\t' '$1 >= 0 && $10 == $4 { print $4; exit }')
-            k=$(stream_kind "$first" "$1")
+# next_copy_hint DIR CHAIN: the hint for a copy of the next batch and the
+# batch's kernels that the program ordered (DIR 1: the kernels after the
+# copy; 2: the copy after the kernels, as apart numbers them), from the CHAIN that orders them
+next_copy_hint() {
+    local k f w=""
+    case $2 in
+        *"an event wait"*)
+            [ "$1" = 1 ] &&
+                echo "torch.cuda.current_stream().wait_stream(side) queued after the next batch's copy makes the batch wait for that copy too: wait first, then prefetch() (TODO 4)" ||
+                echo "the side stream was made to wait for the current one (a wait_stream or an event) before the copy: prefetch() only queues the copy, with no wait (TODO 3)" ;;
+        *"a host wait"*|*"a synchronous copy"*)
+            while IFS=$'\t' read -r -a f; do
+                [ "${f[0]}" -ge 0 ] && [ "${f[5]}" != - ] && { w=${f[5]}$'\t'${f[3]}; break; }
+            done < <(part2_copies main)
+            echo "the batch's kernels were queued only once its copy was done, so they could not run beside it; $(wait_hint "${w%%$'\t'*}" "${w##*$'\t'}")" ;;
+        *)
+            k=$(stream_kind "$(next_copy_stream)")
             [ "${k%% *}" = default ] &&
-                hint="the copy ran on the legacy default stream, torch's current one, behind the kernels: queue it inside with torch.cuda.stream(side): (TODO 3)" ||
-                hint="the kernels ran on the side stream, behind the copy: only prefetch()'s .to() goes inside with torch.cuda.stream(side): (TODO 3), the kernels stay on the current stream" ;;
-        after) hint="torch.cuda.current_stream().wait_stream(side) queued after the next batch's copy makes the batch wait for that copy too: wait first, then prefetch() (TODO 4)" ;;
-        wait)
-            first=$(part2_copies "$1" | awk -F'\t' '$1 >= 0 && $14 != "-" { print $14 "\t" $4; exit }')
-            hint="the batch's kernels were queued only once its copy was done, so they could not run beside it (beside an earlier batch's kernels does not count); $(wait_hint "${first%%$'\t'*}" "${first##*$'\t'}")" ;;
-        pageable) hint="from pageable memory the call kept the host until its copy was nearly done (CUDA allows it to): hosts = [s.cpu().pin_memory() ...] as given" ;;
-        *) hint="keep part 2's loop as given; prefetch() queues the next batch's copy (TODO 3)" ;;
+                echo "the copy ran on the legacy default stream, torch's current one, behind the kernels: queue it inside with torch.cuda.stream(side): (TODO 3)" ||
+                echo "the kernels ran on the side stream, behind the copy: only prefetch()'s .to() goes inside with torch.cuda.stream(side): (TODO 3), the kernels stay on the current stream" ;;
     esac
-    say_fail "in each batch, the copy of the next batch running beside this batch's kernels (or beside earlier batches' kernels, where this batch's were queued behind them before the copy ended)" \
-        "$fails" "$hint"
 }
 
-# A run that could not show it (copies_tested) is looked at again
-# (second_look): the program runs again, up to RERUNS_MAX times, until one
-# run could; a run where something of the program kept a copy apart from
-# its batch's kernels fails. When no run could show it, the check passes and
-# says so (the host's side is the check above; the streams, the one before).
-@test "a copy of the next batch overlaps the current batch's kernels" {
+# next_copy_stream: the stream of part 2's first H2D copy of main
+next_copy_stream() {
+    local f
+    while IFS=$'\t' read -r -a f; do
+        [ "${f[0]}" = C ] && [ "${f[3]}" = H2D ] && { echo "${f[5]}"; return 0; }
+    done < <(queued side_stream)
+}
+
+# What the program guaranteed: no copy of the next batch is ordered after
+# the current batch's kernels, nor they after it (streamtrace ask, both
+# ways: the same in every run). A GPU full of other programs' work may still
+# run them one after the other; they were free to run at once, and the
+# check passes (a note says when no copy ran beside a kernel). An order
+# between them fails every run, the chain named: one stream for both, a
+# wait_stream queued after the copy, a host that waited for the copy.
+@test "a copy of the next batch may run beside the batch's kernels: nothing orders either after the other" {
     need_run main
     need_trace main
+    local pairs b c k a dir why bad="" hint="" ov
     draw_on_fail main --window nvtx:side_stream+gpu
-    second_look main copies_tested copies_overlap
+    pairs=$(next_copies main)
+    [ -n "$pairs" ] || { say_fail "a copy of the next batch queued in each range \"batch\" but the last" "none" \
+        "keep part 2's loop as given; prefetch() queues the next batch's copy (TODO 3)"; return 1; }
+    while IFS=$'\t' read -r b c k; do
+        if [ "$k" = - ]; then
+            bad+="${bad:+; }batch $b: no kernel queued in its range"
+            hint=${hint:-"keep part 2's loop as given: scramble() queues the batch's kernels"}
+            continue
+        fi
+        IFS=$'\t' read -r a dir why <<<"$(apart main "copy:$c" "kernel:$k")"
+        case $a in
+            free) ;;
+            ordered)
+                [ "$dir" = 1 ] && bad+="${bad:+; }batch $b: its kernels are ordered after the next batch's copy: $why" ||
+                    bad+="${bad:+; }batch $b: the next batch's copy is ordered after its kernels: $why"
+                hint=${hint:-$(next_copy_hint "$dir" "$why")} ;;
+            *) bad+="${bad:+; }batch $b: unknown: $dir"
+               hint=${hint:-"the trace cannot tell what orders them: run the check again"} ;;
+        esac
+    done <<<"$pairs"
+    [ -z "$bad" ] || { say_fail \
+        "in each batch, the copy of the next batch and the batch's kernels, neither ordered after the other: free to run at the same time" \
+        "$bad" "$hint"; return 1; }
+    tq_in ov main overlap h2d kernel --window nvtx:side_stream+gpu
+    read -r ov _ <<<"$ov"
+    is_true 'f > 0' f="${ov:-0}" ||
+        note "in this run no copy ran beside a kernel, though nothing ordered them (another program on the GPU?)"
 }
 
 # batch_questions: for batch b, whether its first kernel (the first queued
