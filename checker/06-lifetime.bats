@@ -426,57 +426,38 @@ balance() {
 }
 
 # kernel_orders: for each chunk of scenarios 1, 2 and 4 (the Kth kernel and
-# the Kth H2D copy queued in the scenario's NVTX range), whether the kernel
-# was queued behind its copy: "N K ok", or "N K no KSTREAM CSTREAM". Ordered
-# (as CUDA promises it, from the order of the calls): on the copy's stream;
-# either of them on the legacy default stream and the other on a blocking
-# stream, or some work of the legacy stream queued between them; an event
-# recorded on the copy's stream after the copy, then a cudaStreamWaitEvent
-# of the kernel's stream before the kernel; or a host wait between the two
-# calls that returned after the copy had ended.
+# the Kth H2D copy that start in the scenario's NVTX range or after it, until
+# its GPU work is done, in the order of the calls that queued them), whether
+# the program ordered the kernel after its copy (streamtrace ask: stream
+# order, the legacy default stream, an event and a wait for it, a host wait:
+# the same in every run): "N K ok", or "N K no KSTREAM CSTREAM ANSWER: WHY"
+# (ANSWER not-ordered, observed-only or unknown).
 kernel_orders() {
-    { printf 'L\t%s\n' "$(tq main meta default_stream)"
-      tq main streams | awk '{ printf "B\t%s\t%s\n", $1, $4 }'
-      records main nvtx api copy kernel memset event sync:wait; } | awk -F'\t' '
-        $1 == "L" { legacy = $2; next }
-        $1 == "B" { nb[$2] = ($3 == "non-blocking"); next }
-        $4 == "nvtx" && $6 ~ /^scenario [124]$/ { s = substr($6, 10); rs[s] = $1 + 0; re[s] = $2 + 0 }
-        $4 == "api" { na++; as[na] = $1 + 0; ae[na] = $2 + 0; ac[na] = $11; an[na] = $6 }
-        $4 == "copy" { what[$11] = ($6 == "H2D" ? "h2d" : "copy"); str[$11] = $5; gend[$11] = $2 + 0 }
-        $4 == "kernel" { what[$11] = "kernel"; str[$11] = $5 }
-        $4 == "memset" { what[$11] = "memset"; str[$11] = $5 }
-        $4 == "event" { what[$11] = "event"; str[$11] = $5 }
-        $4 == "sync" { what[$11] = "wait"; str[$11] = $5 }
-        function blocking(x) { return x != legacy && !nb[x] }
-        END {
-            for (i = 2; i <= na; i++)           # the calls in the order they were made
-                for (j = i; j > 1 && as[j] < as[j - 1]; j--) {
-                    x = as[j]; as[j] = as[j - 1]; as[j - 1] = x; x = ae[j]; ae[j] = ae[j - 1]; ae[j - 1] = x
-                    x = ac[j]; ac[j] = ac[j - 1]; ac[j - 1] = x; x = an[j]; an[j] = an[j - 1]; an[j - 1] = x
-                }
-            for (s = 1; s <= 4; s++) {
-                if (!(s in rs)) continue
-                nc = 0; nk = 0
-                for (i = 1; i <= na; i++) {
-                    if (as[i] < rs[s] || as[i] > re[s]) continue
-                    if (what[ac[i]] == "h2d") cp[++nc] = i
-                    if (what[ac[i]] == "kernel") kp[++nk] = i
-                }
-                for (k = 1; k <= nk && k <= nc; k++) {
-                    c = cp[k]; q = kp[k]; cs = str[ac[c]]; ks = str[ac[q]]
-                    ok = cs == ks || (cs == legacy && blocking(ks)) || (ks == legacy && blocking(cs))
-                    rec = 0
-                    for (p = c + 1; p < q && !ok; p++) {
-                        w = what[ac[p]]; ps = str[ac[p]]
-                        if (w != "" && ps == legacy && blocking(cs) && blocking(ks)) ok = 1
-                        if (w == "event" && (ps == cs || (ps == legacy && blocking(cs)))) rec = 1
-                        if (w == "wait" && rec && (ps == ks || (ps == legacy && blocking(ks)))) ok = 1
-                        if (an[p] ~ /Synchronize$/ && ae[p] >= gend[ac[c]]) ok = 1
-                    }
-                    print s, k, (ok ? "ok" : "no " ks " " cs)
-                }
-            }
-        }'
+    local sc sel f i a why kk ks cs qs=() meta=()
+    local -A str=()
+    for sc in 1 2 4; do
+        [ -n "$(window "$sc")" ] || continue
+        local -a h2d=() kernel=()
+        for sel in h2d kernel; do
+            local -n _ko=$sel
+            while IFS=$'\t' read -r -a f; do
+                _ko+=("${f[10]}") str[${f[10]}]=${f[4]}
+            done < <(tq main corr "$sel" --window "nvtx:scenario $sc+gpu" --whole | sort -t $'\t' -k 11,11n)
+            unset -n _ko
+        done
+        for ((i = 0; i < ${#h2d[@]} && i < ${#kernel[@]}; i++)); do
+            meta+=("$sc $((i + 1)) ${str[${kernel[i]}]} ${str[${h2d[i]}]}")
+            qs+=("order copy:${h2d[i]} kernel:${kernel[i]}")
+        done
+    done
+    [ ${#qs[@]} -gt 0 ] || return 0
+    i=0
+    while IFS=$'\t' read -r a why; do
+        read -r sc kk ks cs <<<"${meta[i]}"
+        i=$((i + 1))
+        if [ "$a" = guaranteed ]; then echo "$sc $kk ok"
+        else echo "$sc $kk no $ks $cs $a: $why"; fi
+    done < <(ask main "${qs[@]}")
 }
 
 # Work on two streams runs in no order unless the program orders it. A kernel
@@ -493,7 +474,8 @@ kernel_orders() {
         [ "$ok" = no ] && { bad=$line; break; }
     done < <(kernel_orders)
     [ -n "$bad" ] || return 0
-    read -r sc k _ ks cs <<<"$bad"
+    local why
+    read -r sc k _ ks cs why <<<"$bad"
     case $sc in
         1) hint="keep the given cudaStreamWaitEvent(s_comp, ev_staged[b], 0) right before scramble(): it makes the compute stream wait for the event recorded behind the chunk's copy" ;;
         4) hint="keep the given cudaStreamWaitEvent(s_comp, ev_ready[j], 0) right before scramble(): it makes the compute stream wait for the event recorded behind the chunk's copy" ;;
@@ -501,7 +483,7 @@ kernel_orders() {
     esac
     draw_on_fail main --window "nvtx:scenario $sc+gpu"
     say_fail "each chunk's kernel queued behind its copy: on the copy's stream, or after cudaStreamWaitEvent made its stream wait for an event recorded behind the copy" \
-        "scenario $sc: the kernel of $([ "$sc" = 2 ] && echo half || echo chunk) $((k - 1)) (stream $ks) was queued with nothing ordering it after its copy (stream $cs)" \
+        "scenario $sc: the kernel of $([ "$sc" = 2 ] && echo half || echo chunk) $((k - 1)) (stream $ks) was queued $([[ $why == unknown* ]] && echo "with what orders it after its copy (stream $cs) unknown: ${why#unknown: }" || echo "with nothing ordering it after its copy (stream $cs)")" \
         "$hint; work on different streams may run in any order, and without it the kernel may read its input before the copy has landed (a run can win that race)"
 }
 
