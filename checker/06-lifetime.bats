@@ -376,34 +376,39 @@ on_default() {
 # whose NVTX range it is in or next to: an allocation to the first range that
 # ends after it, a free to the last range that starts before it.
 balance() {
-    { tq main list nvtx | awk -F'\t' '$6 ~ /^scenario [1-4]$/' | sed 's/^/R\t/'
-      tq main list api | sed 's/^/A\t/'; } | awk -F'\t' '
-        $1 == "R" { n++; rs[n] = $2 + 0; re[n] = $3 + 0; sc[n] = substr($7, 10); next }
-        $7 == "cudaMalloc" || $7 == "cudaFree" || $7 == "cudaMallocHost" || $7 == "cudaHostAlloc" ||
-        $7 == "cudaFreeHost" || $7 == "cudaMallocAsync" || $7 == "cudaFreeAsync" ||
-        $7 == "cudaHostRegister" || $7 == "cudaHostUnregister" { na++; at[na] = $2 + 0; an[na] = $7 }
-        END {
-            # kind: the allocation and its free, as the program calls them
-            pair["cudaMalloc"] = 1; pair["cudaFree"] = -1
-            pair["cudaMallocHost"] = 2; pair["cudaHostAlloc"] = 2; pair["cudaFreeHost"] = -2
-            pair["cudaMallocAsync"] = 3; pair["cudaFreeAsync"] = -3
-            pair["cudaHostRegister"] = 4; pair["cudaHostUnregister"] = -4
-            split("cudaMalloc cudaMallocHost cudaMallocAsync cudaHostRegister", aname, " ")
-            split("cudaFree cudaFreeHost cudaFreeAsync cudaHostUnregister", fname, " ")
-            for (a = 1; a <= na; a++) {
-                p = pair[an[a]]; s = 0
-                if (p > 0) { for (i = 1; i <= n; i++) if (re[i] >= at[a]) { s = i; break } }
-                else for (i = n; i >= 1; i--) if (rs[i] <= at[a]) { s = i; break }
-                c[s, p < 0 ? -p : p, p < 0 ? "f" : "a"]++
-            }
-            for (i = 1; i <= n; i++) {
-                out = ""
-                for (k = 1; k <= 4; k++)
-                    if (c[i, k, "a"] + 0 != c[i, k, "f"] + 0)
-                        out = out (out == "" ? "" : ", ") (c[i, k, "a"] + 0) " " aname[k] ", " (c[i, k, "f"] + 0) " " fname[k]
-                if (out != "") print "scenario " sc[i] ": " out
-            }
-        }'
+    local f i k p t s out rs=() re=() sc=()
+    local -A c=() pair=([cudaMalloc]=1 [cudaFree]=-1 [cudaMallocHost]=2 [cudaHostAlloc]=2
+        [cudaFreeHost]=-2 [cudaMallocAsync]=3 [cudaFreeAsync]=-3 [cudaHostRegister]=4 [cudaHostUnregister]=-4)
+    local aname=(- cudaMalloc cudaMallocHost cudaMallocAsync cudaHostRegister)
+    local fname=(- cudaFree cudaFreeHost cudaFreeAsync cudaHostUnregister)
+    while IFS=$'\t' read -r -a f; do
+        [[ ${f[5]:-} =~ ^scenario\ [1-4]$ ]] || continue
+        ns_of t "${f[0]}"; rs+=("$t")
+        ns_of t "${f[1]}"; re+=("$t")
+        sc+=("${f[5]#scenario }")
+    done < <(tq main list nvtx)
+    while IFS=$'\t' read -r -a f; do
+        p=${pair[${f[5]:-}]:-}
+        [ -n "$p" ] || continue
+        ns_of t "${f[0]}"
+        s=0
+        if [ "$p" -gt 0 ]; then
+            for ((i = 0; i < ${#rs[@]}; i++)); do [ "${re[i]}" -ge "$t" ] && { s=$((i + 1)); break; }; done
+            k=$s,$p,a
+        else
+            for ((i = ${#rs[@]} - 1; i >= 0; i--)); do [ "${rs[i]}" -le "$t" ] && { s=$((i + 1)); break; }; done
+            k=$s,$((-p)),f
+        fi
+        c[$k]=$((${c[$k]:-0} + 1))
+    done < <(tq main list api)
+    for ((i = 1; i <= ${#rs[@]}; i++)); do
+        out=""
+        for k in 1 2 3 4; do
+            [ "${c[$i,$k,a]:-0}" = "${c[$i,$k,f]:-0}" ] ||
+                out+="${out:+, }${c[$i,$k,a]:-0} ${aname[k]}, ${c[$i,$k,f]:-0} ${fname[k]}"
+        done
+        [ -z "$out" ] || echo "scenario ${sc[i - 1]}: $out"
+    done
 }
 
 # The lesson of the lab is a buffer's whole life: it outlives the work that
