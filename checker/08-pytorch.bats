@@ -411,7 +411,8 @@ next_copies() {
 
 # next_copy_hint DIR CHAIN: the hint for a copy of the next batch and the
 # batch's kernels that the program ordered (DIR 1: the kernels after the
-# copy; 2: the copy after the kernels, as apart numbers them), from the CHAIN that orders them
+# copy; 2: the copy after the kernels, as apart numbers them), from the
+# CHAIN that orders them
 next_copy_hint() {
     local k f w=""
     case $2 in
