@@ -152,6 +152,17 @@ first_of() {
     return 0
 }
 
+# side_copies FIELD: that field (queued's C line: 5 MEM, 6 STREAM, 7 CORR)
+# of each H2D copy part 2 of main queued (the range "side_stream"), a line
+# each, in queued's order
+side_copies() {
+    local f
+    while IFS=$'\t' read -r -a f; do
+        [ "${f[0]}" = C ] && [ "${f[3]}" = H2D ] && echo "${f[$1 - 1]}"
+    done < <(queued side_stream)
+    return 0
+}
+
 # Your run (run-checks prints it after the checks; never graded): the answers
 # to the README's "Predict, then measure", from this run's trace and output.
 your_run() {
@@ -266,7 +277,7 @@ copy_in() {
     need_trace main
     local kinds
     draw_on_fail main --window nvtx:side_stream+gpu
-    kinds=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $5 }' | sort | uniq -c | awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
+    kinds=$(side_copies 5 | sort | uniq -c | awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
     [ -n "$kinds" ] && [[ $kinds != *PAGEABLE* ]] && [[ $kinds == *PINNED* ]] || say_fail \
         "every H2D copy of part 2 from PINNED memory" "${kinds:-no H2D copy}" \
         "hosts = [s.cpu().pin_memory() ...] as given: from pageable memory the call waits for its copy, and nothing overlaps"
@@ -277,7 +288,7 @@ copy_in() {
     need_trace main
     local ids id seen="" bad=0 k
     draw_on_fail main --window nvtx:side_stream+gpu
-    ids=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $6 }' | sort -u)
+    ids=$(side_copies 6 | sort -u)
     for id in $ids; do
         k=$(stream_kind "$id")
         seen+="${seen:+, }stream $id: ${k:-unknown}"
@@ -400,12 +411,12 @@ next_copies() {
     local n b f c k
     tq_in n "$1" count nvtx:batch
     for ((b = 1; b <= n; b++)); do
-        c="" k=-
+        c=""
         while IFS=$'\t' read -r -a f; do
-            [ "${f[0]}" = C ] && [ "${f[3]}" = H2D ] && [ -z "$c" ] && c=${f[6]}
-            [ "${f[0]}" = K ] && [ "$k" = - ] && k=${f[4]}
+            [ "${f[0]}" = C ] && [ "${f[3]}" = H2D ] && { c=${f[6]}; break; }
         done < <(QUEUED_RUN=$1 queued batch "$b")
-        [ -z "$c" ] || printf '%d\t%s\t%s\n' $((b - 1)) "$c" "$k"
+        k=$(QUEUED_RUN=$1 queued batch "$b" | first_of K 5)
+        [ -z "$c" ] || printf '%d\t%s\t%s\n' $((b - 1)) "$c" "${k:--}"
     done
 }
 
@@ -426,19 +437,11 @@ next_copy_hint() {
             done < <(part2_copies main)
             echo "the batch's kernels were queued only once its copy was done, so they could not run beside it; $(wait_hint "${w%%$'\t'*}" "${w##*$'\t'}")" ;;
         *)
-            k=$(stream_kind "$(next_copy_stream)")
+            k=$(stream_kind "$(side_copies 6 | head -n 1)")
             [ "${k%% *}" = default ] &&
                 echo "the copy ran on the legacy default stream, torch's current one, behind the kernels: queue it inside with torch.cuda.stream(side): (TODO 3)" ||
                 echo "the kernels ran on the side stream, behind the copy: only prefetch()'s .to() goes inside with torch.cuda.stream(side): (TODO 3), the kernels stay on the current stream" ;;
     esac
-}
-
-# next_copy_stream: the stream of part 2's first H2D copy of main
-next_copy_stream() {
-    local f
-    while IFS=$'\t' read -r -a f; do
-        [ "${f[0]}" = C ] && [ "${f[3]}" = H2D ] && { echo "${f[5]}"; return 0; }
-    done < <(queued side_stream)
 }
 
 # What the program guaranteed: no copy of the next batch is ordered after
@@ -488,7 +491,7 @@ next_copy_stream() {
 batch_questions() {
     local b n c k
     tq_in n main count nvtx:batch
-    c=$(queued side_stream | awk -F'\t' '$1 == "C" && $4 == "H2D" { print $7 }')
+    c=$(side_copies 7)
     for ((b = 1; b <= n; b++)); do
         k=$(queued batch "$b" | first_of K 5)
         echo "order copy:$(sed -n "${b}p" <<<"$c") kernel:${k:-0}"
