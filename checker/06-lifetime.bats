@@ -228,33 +228,40 @@ your_run() {
     fi
 }
 
-# copies_free N HINT: passes, or says what is wrong: in scenario N no H2D
-# copy is ordered after the kernel of the chunk before it (the Kth kernel
-# and the K+1th copy, each in the order its stream ran them; streamtrace
-# ask: what the program guaranteed, the same in every run). Such a copy
-# cannot start before that kernel has ended, whatever this run's schedule;
-# one the program left free overlaps it unless the GPU is busy with other
-# programs' work. A trace that cannot tell (older than format 5 ties no
-# wait to its event record): at least half of the copy time alongside the
-# kernels, as measured.
+# copies_free N HINT BACK_HINT: passes, or says what is wrong: in scenario N
+# no H2D copy is ordered after the kernel of the chunk before it, nor that
+# kernel after the copy (the Kth kernel and the K+1th copy, each in the
+# order its stream ran them; streamtrace ask both ways: what the program
+# guaranteed, the same in every run). An order either way keeps the two
+# from running at once, whatever this run's schedule (BACK_HINT: the kernel
+# queued behind the next chunk's copy); a pair the program left free
+# overlaps unless the GPU is busy with other programs' work. A trace that
+# cannot tell (older than format 5 ties no wait to its event record): at
+# least half of the copy time alongside the kernels, as measured.
 copies_free() {
-    local sc=$1 hint=$2 c=() k=() qs=() i=0 a why f
+    local sc=$1 hint=$2 back=$3 c=() k=() qs=() i=0 n=0 a why f
     mapfile -t c < <(tq main corr h2d --window "nvtx:scenario $sc+gpu" | cut -f 11)
     mapfile -t k < <(tq main corr kernel --window "nvtx:scenario $sc+gpu" | cut -f 11)
+    # two questions a pair: the copy after the kernel, the kernel after the copy
     for ((i = 0; i + 1 < ${#c[@]} && i < ${#k[@]}; i++)); do
-        qs+=("order kernel:${k[i]} copy:${c[i + 1]}")
+        qs+=("order kernel:${k[i]} copy:${c[i + 1]}" "order copy:${c[i + 1]} kernel:${k[i]}")
     done
     [ ${#qs[@]} -gt 0 ] || { say_fail \
         "scenario $sc's chunks: a copy and a kernel each, in the NVTX range \"scenario $sc\"" \
         "${#c[@]} H2D copies, ${#k[@]} kernels" "keep the scenario's loop as given"; return 1; }
-    i=0
     while IFS=$'\t' read -r a why; do
-        i=$((i + 1))
+        n=$((n + 1)) i=$(((n + 1) / 2))
         case $a in
             guaranteed)
-                say_fail "no copy of scenario $sc ordered after the kernel of the chunk before it: the next chunk travels while this one computes" \
-                    "chunk $((i + 1))'s copy waits for chunk $i's kernel: $why" \
-                    "$hint"
+                if [ $((n % 2)) = 1 ]; then
+                    say_fail "no copy of scenario $sc ordered after the kernel of the chunk before it, nor that kernel after the copy: the next chunk travels while this one computes" \
+                        "chunk $((i + 1))'s copy waits for chunk $i's kernel: $why" \
+                        "$hint"
+                else
+                    say_fail "no copy of scenario $sc ordered after the kernel of the chunk before it, nor that kernel after the copy: the next chunk travels while this one computes" \
+                        "chunk $i's kernel waits for chunk $((i + 1))'s copy: $why" \
+                        "$back"
+                fi
                 return 1 ;;
             unknown) [[ $why == *"older than format 5"* ]] && break
                 say_fail "what orders scenario $sc's copies" "unknown: $why" "$hint"
@@ -262,9 +269,9 @@ copies_free() {
         esac
     done < <(ask main "${qs[@]}")
     if [ "$a" != unknown ]; then
-        [ "$i" -lt ${#qs[@]} ] || return 0
+        [ "$n" -lt ${#qs[@]} ] || return 0
         say_fail "what orders scenario $sc's copies" \
-            "$i answers to ${#qs[@]} questions: $(tail -n 1 "$RUNS/main.tq.err" 2>/dev/null)" \
+            "$n answers to ${#qs[@]} questions: $(tail -n 1 "$RUNS/main.tq.err" 2>/dev/null)" \
             "this is the checker's fault, not yours: report it"
         return 1
     fi
@@ -275,18 +282,20 @@ copies_free() {
         "$hint"
 }
 
-@test "scenario 1's copies can overlap its kernels: none waits for the kernel of the chunk before" {
+@test "scenario 1's copies can overlap its kernels: no copy and the kernel of the chunk before it wait for each other" {
     need_run main
     need_trace main
     draw_on_fail main --window 'nvtx:scenario 1+gpu'
-    copies_free 1 "wait for the copy out of h_stage[b] (its event, ev_staged[b]), not for the kernels: then the next chunk travels while this one computes (TODO 1)"
+    copies_free 1 "wait for the copy out of h_stage[b] (its event, ev_staged[b]), not for the kernels: then the next chunk travels while this one computes (TODO 1)" \
+        "keep the copies on s_copy and the kernels on s_comp, as given: on one stream each chunk's kernel waits for every copy queued before it"
 }
 
-@test "scenario 4's next-chunk copies can overlap its kernels: none waits for the kernel of the chunk before" {
+@test "scenario 4's next-chunk copies can overlap its kernels: no copy and the kernel of the chunk before it wait for each other" {
     need_run main
     need_trace main
     draw_on_fail main --window 'nvtx:scenario 4+gpu'
-    copies_free 4 "make only the free wait for the kernel (record ev_used[j] after it, make the prep stream wait for it right before cudaFreeAsync), not the host or the prep stream's next copy (TODO 4)"
+    copies_free 4 "make only the free wait for the kernel (record ev_used[j] after it, make the prep stream wait for it right before cudaFreeAsync), not the host or the prep stream's next copy (TODO 4)" \
+        "keep prep_chunk on the prep stream s_prep and scramble on s_comp, as given: the next chunk's copy is queued before this chunk's kernel, and on one stream that kernel waits for it"
 }
 
 @test "no scenario waits for the whole device where an event would do" {

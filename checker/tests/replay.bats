@@ -1296,10 +1296,10 @@ scenario_not_ok() { grep -q "^not ok [0-9]* scenario $2:" "$(tap_of "06-lifetime
     for c in 1 2 3 4; do scenario_not_ok starter "$c"; done
 }
 
-@test "lab 06, made runs: copies the program left free of the kernels pass though a busy GPU ran them first; a copy ordered after the kernel before it fails in every run, the chain named" {
+@test "lab 06, made runs: copies the program left free of the kernels pass though a busy GPU ran them first; a copy ordered after the kernel before it, or that kernel after the copy, fails in every run, the chain named" {
     local c1 c4 t
     c1=$(expected_check "$KIT_ROOT/checker/tests/mutants/06-lifetime/s1-wait-for-kernels.patch")
-    c4="scenario 4's next-chunk copies can overlap its kernels: none waits for the kernel of the chunk before"
+    c4="scenario 4's next-chunk copies can overlap its kernels: no copy and the kernel of the chunk before it wait for each other"
     grep -qF "@test \"$c4\"" "$KIT_ROOT/checker/06-lifetime.bats"
     for t in solution solution-busy; do
         for c in "$c1" "$c4"; do
@@ -1317,6 +1317,13 @@ scenario_not_ok() { grep -q "^not ok [0-9]* scenario $2:" "$(tap_of "06-lifetime
     tap_failed "$(tap_of 06-lifetime/mut-s4-next-copy-after-free)" "$c4"
     grep -q "seen: *chunk 2's copy waits for chunk 1's kernel: kernel:[0-9]* (stream order) record:[0-9]* (an event wait) wait:" \
         "$BATS_TEST_TMPDIR/06-lifetime/mut-s4-next-copy-after-free.log"
+    # the next chunk's copy queued on the compute stream, ahead of this
+    # chunk's kernel: the kernel waits for it (the other way round)
+    replay_made6 06-lifetime/mut-s4-prep-on-compute "$c4"
+    cat "$BATS_TEST_TMPDIR/06-lifetime/mut-s4-prep-on-compute.log"
+    tap_failed "$(tap_of 06-lifetime/mut-s4-prep-on-compute)" "$c4"
+    grep -q "seen: *chunk 1's kernel waits for chunk 2's copy: copy:[0-9]* (stream order) kernel:" \
+        "$BATS_TEST_TMPDIR/06-lifetime/mut-s4-prep-on-compute.log"
 }
 
 # ---------------------------------------------------------------- lab 10, made runs
