@@ -340,11 +340,13 @@ kept() {
 # the checks read their kept answers hundreds of times a lab. 1 where one
 # cannot be read.
 put() {
-    local _f _l=() _rc=0
+    local _f _l=() _rc=0 IFS=
     for _f in "$@"; do
         [ -f "$_f" ] && [ -r "$_f" ] || { _rc=1; continue; }
         mapfile _l <"$_f"    # (each line with its newline; read -d '' reads a byte a call)
-        [ ${#_l[@]} -eq 0 ] || printf '%s' "${_l[@]}"
+        # the lines joined, one write (printf of each line writes each: a
+        # reader of a pipe then reads a line a call)
+        [ ${#_l[@]} -eq 0 ] || printf '%s' "${_l[*]}"
     done
     return "$_rc"
 }
@@ -768,6 +770,12 @@ ns_of() {
 # printed; nothing where there are none
 last_end() {
     local f b="" bn=-1 n
+    # (thousands of lines, a timed loop's kernels: one awk, not a bash loop
+    # of a few reads a line)
+    if [ ${#1} -gt 32768 ]; then
+        awk -F'\t' '$2 != "" && (b == "" || $2 + 0 > b + 0) { b = $2 } END { printf "%s", b }' <<<"$1"
+        return
+    fi
     while IFS=$'\t' read -r -a f; do
         [ -n "${f[1]:-}" ] || continue
         ns_of n "${f[1]}"
