@@ -44,7 +44,6 @@ setup_file() {
         count kernel:spin_legacy_kernel
         count kernel:spin_nonblocking_kernel
         count kernel:spin_per_thread_kernel
-        list api
         list event --window nvtx:part2_per_thread
         list gpu --stream default --window nvtx:part3_pipeline
         list gpu --window nvtx:part2_per_thread
@@ -52,7 +51,6 @@ setup_file() {
         list kernel:spin_legacy_kernel
         list kernel:spin_nonblocking_kernel
         list kernel:spin_per_thread_kernel
-        list nvtx
         list sync --window nvtx:part2_per_thread
         order kernel:spin_legacy_kernel kernel:spin_blocking_kernel
         order kernel:spin_legacy_kernel kernel:spin_nonblocking_kernel
@@ -66,6 +64,7 @@ setup_file() {
         streams kernel:spin_blocking_kernel
         streams kernel:spin_nonblocking_kernel
         streams sync --window nvtx:part2_per_thread
+        threads
 EOF
     # and what the program guaranteed, asked of the run in one parse
     ask_ahead main <<'EOF'
@@ -160,9 +159,10 @@ hint_of() {
 # start_after_end A B: how many ms kernel B started after kernel A ended
 # (negative: while A still ran).
 start_after_end() {
-    { tq main list "kernel:$1" | sed 's/^/A\t/'; tq main list "kernel:$2" | sed 's/^/B\t/'; } |
-        awk -F'\t' '$1 == "A" && a == "" { a = $3 } $1 == "B" && b == "" { b = $2 }
-            END { if (a != "" && b != "") printf "%.3f\n", b - a }'
+    local a b
+    tq_field a main 1 2 list "kernel:$1"
+    tq_field b main 1 1 list "kernel:$2"
+    calc -f '%.3f\n' 'b - a' a="$a" b="$b"
 }
 
 @test "the kernels on the blocking stream and on the per-thread default stream waited for the legacy kernel" {
@@ -348,12 +348,16 @@ threads_words() {
     need_run main
     need_trace main
     draw_on_fail main "${THREADS[@]}"
-    local view n ok
+    local view n ok=0 lines=() l f s=()
     view=$(threads_view)
     n=$(grep -c . <<<"$view" || true)
     # two threads; each on one stream, per-thread, with a kernel; not the same one
-    ok=$(awk -F'\t' '$4 ~ /^[0-9]+:per-thread$/ && $2 != "-" { good++; s[good] = $4 }
-        END { print (NR == 2 && good == 2 && s[1] != s[2]) ? 1 : 0 }' <<<"$view")
+    mapfile -t lines <<<"$view"
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r -a f <<<"$l"
+        [[ ${f[3]:-} =~ ^[0-9]+:per-thread$ ]] && [ "${f[1]:-}" != - ] && s+=("${f[3]}")
+    done
+    [ ${#lines[@]} = 2 ] && [ ${#s[@]} = 2 ] && [ "${s[0]}" != "${s[1]}" ] && ok=1
     [ "$ok" = 1 ] || say_fail \
         "2 host threads, each with its H2D, kernel and D2H on a per-thread default stream of its own" \
         "$n thread(s) queued work: $(threads_words "$view")" \
@@ -393,8 +397,12 @@ thread_questions() {
     q=$(thread_questions)
     [ -n "$q" ] || { say_fail "in part 2's second version, host threads each queuing an H2D copy, a kernel and a D2H copy" \
         "none: $(threads_words "$(threads_view)")" "keep worker() and run_threads() as given; TODO 3 is round_trip_own()"; return 1; }
-    bad=$(unguaranteed main <<<"$q" | awk -F'\t' '{ w = $2 == "observed-only" ? "not ordered by the program" : $3
-        printf "%s%s: %s", (n++ ? "; " : ""), $1, w }')
+    local label answer words
+    bad=""
+    while IFS=$'\t' read -r label answer words _; do
+        [ "$answer" = observed-only ] && words="not ordered by the program"
+        bad+="${bad:+; }$label: $words"
+    done < <(unguaranteed main <<<"$q")
     [ -z "$bad" ] || say_fail \
         "each thread's kernel ordered after its copy in and before its copy back" \
         "$bad" \
@@ -495,10 +503,7 @@ threads_free() {
 # thread_numbers RUN: "TID N" a line: host thread TID is "thread N" in the
 # drawings (numbered by their first runtime call or NVTX range in the whole
 # run, as streamtrace numbers them: thread 1 is the main thread).
-thread_numbers() {
-    { tq "$1" list api; tq "$1" list nvtx; } | sort -t "$(printf '\t')" -s -k1,1g |
-        awk -F'\t' '!($10 in n) { n[$10] = ++k; print $10 "\t" k }'
-}
+thread_numbers() { tq "$1" threads; }
 
 # thread_waits [RUN]: every time a host thread waited for the GPU in part 2's
 # second version (range "part2_per_thread"), in time order, one line each:
@@ -615,8 +620,11 @@ waits_hint() {
     draw_on_fail main "${PIPE[@]}"
     local n what
     tq_in n main count gpu --stream default "${PIPE[@]}"
-    what=$(tq main list gpu --stream default "${PIPE[@]}" | cut -f 4 | sort | uniq -c |
-        awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
+    local c w
+    what=""
+    while read -r c w; do
+        what+="${what:+, }$c $w"
+    done < <(tq main list gpu --stream default "${PIPE[@]}" | cut -f 4 | sort | uniq -c)
     [ "$n" = 0 ] || say_fail \
         "every clear, copy and kernel of the pipeline on a created stream" \
         "$n on the legacy default stream ($what)" \

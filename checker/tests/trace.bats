@@ -380,6 +380,10 @@ PY
 	[[ ${lines[0]} == *"2 x Test GPU, 2 copy engines each"* ]]
 	run -0 "$ST" summary "$F"; echo "$output"
 	grep -Eq '^dev 0 thread 2 default +0 +1 +0 +3\.000000 1\.0000$' <<<"$output"
+	# the threads, numbered as the lanes name them
+	run -0 "$ST" query "$F" threads; echo "$output"
+	expect "$(printf '100\t1\n200\t2\n300\t3')"
+	run -2 "$ST" query "$F" threads kernel
 	# one device: no "dev N"
 	run -0 "$ST" timeline --width 100 "$B"
 	[[ $output != *"dev 0"* ]]

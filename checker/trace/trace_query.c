@@ -657,6 +657,28 @@ int query_main(const struct trace *t, int argc, char **argv)
 		}
 		return 0;
 	}
+	if (strcmp(q, "threads") == 0) {
+		/* each host thread, TID N: its number in the drawings (the order
+		 * of the threads' first runtime call or NVTX range, thread_number) */
+		if (npos != 1)
+			return usage_q("%s", "threads takes no selector");
+		const struct trace *b = t->base ? t->base : t;
+		uint32_t seen[64];
+		int n = 0;
+		for (size_t i = 0; i < b->n && n < 64; i++) {
+			const struct rec *r = &b->recs[i];
+			if (r->kind != K_API && r->kind != K_NVTX)
+				continue;
+			int k;
+			for (k = 0; k < n && seen[k] != r->tid; k++)
+				;
+			if (k == n) {
+				seen[n++] = r->tid;
+				printf("%u\t%d\n", r->tid, n);
+			}
+		}
+		return 0;
+	}
 	if (strcmp(q, "meta") == 0) {
 		if (npos != 2)
 			return usage_q("%s", "meta takes one KEY");
