@@ -253,15 +253,10 @@ copies_free() {
         n=$((n + 1)) i=$(((n + 1) / 2))
         case $a in
             guaranteed)
-                if [ $((n % 2)) = 1 ]; then
-                    say_fail "no copy of scenario $sc ordered after the kernel of the chunk before it, nor that kernel after the copy: the next chunk travels while this one computes" \
-                        "chunk $((i + 1))'s copy waits for chunk $i's kernel: $why" \
-                        "$hint"
-                else
-                    say_fail "no copy of scenario $sc ordered after the kernel of the chunk before it, nor that kernel after the copy: the next chunk travels while this one computes" \
-                        "chunk $i's kernel waits for chunk $((i + 1))'s copy: $why" \
-                        "$back"
-                fi
+                local seen="chunk $((i + 1))'s copy waits for chunk $i's kernel" h=$hint
+                [ $((n % 2)) = 1 ] || seen="chunk $i's kernel waits for chunk $((i + 1))'s copy" h=$back
+                say_fail "no copy of scenario $sc ordered after the kernel of the chunk before it, nor that kernel after the copy: the next chunk travels while this one computes" \
+                    "$seen: $why" "$h"
                 return 1 ;;
             unknown) [[ $why == *"older than format 5"* ]] && break
                 say_fail "what orders scenario $sc's copies" "unknown: $why" "$hint"

@@ -411,11 +411,11 @@ next_copies() {
     local n b f c k
     tq_in n "$1" count nvtx:batch
     for ((b = 1; b <= n; b++)); do
-        c=""
+        c="" k=""
         while IFS=$'\t' read -r -a f; do
-            [ "${f[0]}" = C ] && [ "${f[3]}" = H2D ] && { c=${f[6]}; break; }
+            [ "${f[0]}" = C ] && [ "${f[3]}" = H2D ] && [ -z "$c" ] && c=${f[6]}
+            [ "${f[0]}" = K ] && [ -z "$k" ] && k=${f[4]}
         done < <(QUEUED_RUN=$1 queued batch "$b")
-        k=$(QUEUED_RUN=$1 queued batch "$b" | first_of K 5)
         [ -z "$c" ] || printf '%d\t%s\t%s\n' $((b - 1)) "$c" "${k:--}"
     done
 }
