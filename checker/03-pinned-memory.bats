@@ -174,98 +174,142 @@ your_run() {
 # (same_gpu_time's tolerance, + the printed rounding) however busy the GPU
 # was, and a unit slip (MiB for MB: 4.9%) shows on the larger sizes. The events must enclose exactly the reps
 # timed copies of that row: not the warm-up, not another size.
+# series_copies RUN: each copy of RUN inside the NVTX range of one of the
+# KINDS, with the CUDA events around it on its stream (streamtrace query
+# events): "K DIR BYTES FROM TO WINDOW INSIDE" a line, K the kind's number
+# (1 the first of KINDS), "-" where there is no event.
+series_copies() {
+    local kind=($KINDS) f k n s x a=() b=()
+    while IFS=$'\t' read -r -a f; do
+        for ((k = 0; k < ${#kind[@]}; k++)); do
+            [ "${f[5]:-}" = "${kind[k]}" ] || continue
+            ns_of x "${f[0]}"; a[k]=$x
+            ns_of x "${f[1]}"; b[k]=$x
+        done
+    done < <(tq "$1" list nvtx)
+    while IFS=$'\t' read -r -a f; do
+        n=${#f[@]}
+        ((n >= 11)) || continue
+        ns_of s "${f[0]}"
+        for ((k = 0; k < ${#kind[@]}; k++)); do
+            [ -n "${a[k]:-}" ] && ((s >= a[k] && s <= b[k])) || continue
+            echo "$((k + 1)) ${f[5]} ${f[6]} ${f[n - 4]} ${f[n - 3]} ${f[n - 2]} ${f[n - 1]}"
+            break
+        done
+    done < <(tq "$1" events copy)
+}
+
+# figure_6 VAR FIGURE: VAR = a printed figure in millionths (an integer
+# bash compares); 1 and VAR empty if FIGURE is not a plain decimal number
+figure_6() {
+    local -n _f6_v=$1
+    local _f6_x=${2#-}
+    _f6_v=""
+    [[ $2 =~ ^-?[0-9]+(\.[0-9]+)?$ ]] || return 1
+    ns_of _f6_v "$_f6_x"
+    [[ $2 != -* ]] || _f6_v=$((-_f6_v))
+}
+
+# Each printed figure is bytes * reps / (cudaEventElapsedTime between the
+# start and stop events around the reps copies). The trace has the GPU's own
+# stamp of both events: the same interval, read twice, so the two agree
+# (same_gpu_time's tolerance, + the printed rounding) however busy the GPU
+# was, and a unit slip (MiB for MB: 4.9%) shows on the larger sizes. The events must enclose exactly the reps
+# timed copies of that row: not the warm-up, not another size.
 # bw_mismatches RUN: one "...;" per row, kind and direction that fails.
-# Its exit status is awk's: a comparison that could not be made is not a pass.
+# Status 2 where a comparison could not be made (no time between two
+# events): that is not a pass. In bash: GB/s in millionths, ms in ns
+# (a byte a ns is a GB/s).
 bw_mismatches() {
-    # awk cannot write into a folder that does not exist yet; it would die
-    # with the verdict still in its buffer (seen: a mutant passed this way)
-    [ -z "${KEEP_RUNS:-}" ] || mkdir -p "$KEEP_RUNS"
-    { tq "$1" list nvtx | sed 's/^/N\t/'; tq "$1" events copy | sed 's/^/C\t/';
-      table_of "$1" | sed 's/^/T\t/'; } |
-    awk -F'\t' -v kinds="$KINDS" -v rel="$EVENT_TOL_REL" -v abs="$EVENT_TOL_MS" \
-        -v keep="${KEEP_RUNS:+$KEEP_RUNS/event-times.txt}" '
-        BEGIN { nk = split(kinds, kind, " "); dir[1] = "H2D"; dir[2] = "D2H" }
-        $1 == "N" { for (k = 1; k <= nk; k++) if ($7 == kind[k]) { a[k] = $2; b[k] = $3 }; next }
-        $1 == "C" { for (k = 1; k <= nk; k++) if ((k in a) && $2 >= a[k] && $2 <= b[k]) {
-                        key = k SUBSEP $7 SUBSEP $8
-                        # the events around it are the last four fields
-                        if ($(NF - 3) != "-" && $(NF - 2) != "-") {
-                            w = key SUBSEP $(NF - 3) SUBSEP $(NF - 2)
-                            if (!(w in n)) { nw[key]++; win[key, nw[key]] = w; ms[w] = $(NF - 1); in_[w] = $NF }
-                            n[w]++
-                        }
-                        break }
-                    next }
-        $1 == "T" { rows[++nr] = $2 }
-        END {
-            for (r = 1; r <= nr; r++) {
-                split(rows[r], f, " ")
-                for (k = 1; k <= nk; k++) for (j = 1; j <= 2; j++) {
-                    p = f[2 + 2 * (k - 1) + j]; key = k SUBSEP dir[j] SUBSEP f[1]
-                    label = sprintf("%s %s %d KiB", kind[k], dir[j], f[1] / 1024)
-                    best = ""
-                    for (x = 1; x <= nw[key]; x++) {
-                        w = win[key, x]
-                        if (n[w] == f[2] && in_[w] == f[2]) best = w
-                        else if (best == "" && n[w] > 1) seen = w
-                    }
-                    if (best == "") {
-                        if (nw[key] == 0) bad(sprintf("%s: no events around its copies", label))
-                        else bad(sprintf("%s: no two events around its %d timed copies alone", label, f[2]))
-                        continue
-                    }
-                    t = f[1] * f[2] / (ms[best] * 1e6)
-                    if (keep != "") print "03-pinned-memory", label, f[1] * f[2] / (p * 1e6), ms[best] >> keep
-                    tol = t * (rel + abs / ms[best]) + 0.005
-                    if (p < t - tol || p > t + tol)
-                        bad(sprintf("%s: printed %.2f GB/s, the events around its %d copies give %.2f", label, p, f[2], t))
-                }
-            }
-            if (nbad > 3) printf "... and %d more", nbad - 3
-        }
-        function bad(what) { if (++nbad <= 3) printf "%s; ", what }'
+    local kind=($KINDS) dir=(H2D D2H) k d bytes from to ms inside key w x j p best label
+    local t6 tol6 p6 ms_ns rel6 abs_ns nbad=0 f keep=${KEEP_RUNS:+$KEEP_RUNS/event-times.txt}
+    local -A nw=() win=() n=() wms=() win_in=()
+    [ -z "$keep" ] || mkdir -p "$KEEP_RUNS"
+    ns_of rel6 "$EVENT_TOL_REL"; ns_of abs_ns "$EVENT_TOL_MS"
+    # the copies of a series, direction and size between the same two events
+    while read -r k d bytes from to ms inside; do
+        [ "$from" != - ] && [ "$to" != - ] || continue
+        key="$k $d $bytes" w="$k $d $bytes $from $to"
+        if [ -z "${n[$w]:-}" ]; then
+            nw[$key]=$((${nw[$key]:-0} + 1))
+            win[$key ${nw[$key]}]=$w wms[$w]=$ms win_in[$w]=$inside
+        fi
+        n[$w]=$((${n[$w]:-0} + 1))
+    done < <(series_copies "$1")
+    while read -r -a f; do
+        for ((k = 1; k <= ${#kind[@]}; k++)); do
+            for j in 0 1; do
+                p=${f[2 * k + j]:-} key="$k ${dir[j]} ${f[0]}"
+                label="${kind[k - 1]} ${dir[j]} $((f[0] / 1024)) KiB"
+                best=""
+                for ((x = 1; x <= ${nw[$key]:-0}; x++)); do
+                    w=${win[$key $x]}
+                    [ "${n[$w]}" = "${f[1]}" ] && [ "${win_in[$w]}" = "${f[1]}" ] && best=$w
+                done
+                if [ -z "$best" ]; then
+                    nbad=$((nbad + 1))
+                    ((nbad > 3)) || if [ "${nw[$key]:-0}" = 0 ]; then printf '%s: no events around its copies; ' "$label"
+                    else printf '%s: no two events around its %d timed copies alone; ' "$label" "${f[1]}"; fi
+                    continue
+                fi
+                ns_of ms_ns "${wms[$best]}"
+                ((ms_ns > 0)) || { echo "$label: no time between the events around its copies" >&2; return 2; }
+                t6=$(((f[0] * f[1] * 1000000 + ms_ns / 2) / ms_ns))
+                figure_6 p6 "$p" || p6=""
+                if [ -n "$keep" ] && [ -n "$p6" ] && ((p6 > 0)); then
+                    printf '03-pinned-memory %s %.6g %s\n' "$label" "$((f[0] * f[1] * 1000000 / p6))e-6" "${wms[$best]}" >>"$keep"
+                fi
+                tol6=$((t6 * rel6 / 1000000 + t6 * abs_ns / ms_ns + 5000))
+                if [ -z "$p6" ] || ((p6 < t6 - tol6 || p6 > t6 + tol6)); then
+                    nbad=$((nbad + 1))
+                    ((nbad > 3)) || if [ -n "$p6" ]; then
+                        printf '%s: printed %.2f GB/s, the events around its %d copies give %.2f; ' "$label" "$p" "${f[1]}" "${t6}e-6"
+                    else
+                        printf '%s: printed %s GB/s, not a number; ' "$label" "$p"
+                    fi
+                fi
+            done
+        done
+    done < <(table_of "$1")
+    ((nbad <= 3)) || printf '... and %d more' $((nbad - 3))
+    return 0
 }
 
 # unit_slip RUN: where every printed GB/s (of a row timed over 5 ms or more)
 # is the one its events give times one factor, not 1: that, in words (a
-# unit, not a timing, is wrong); else nothing
+# unit, not a timing, is wrong); else nothing. In millionths, as above.
 unit_slip() {
     bw_mismatches "$1" >/dev/null 2>&1 || return 0
-    { tq "$1" list nvtx | sed 's/^/N\t/'; tq "$1" events copy | sed 's/^/C\t/'
-      table_of "$1" | sed 's/^/T\t/'; } | awk -F'\t' -v kinds="$KINDS" '
-        BEGIN { nk = split(kinds, kind, " ") }
-        $1 == "N" { for (k = 1; k <= nk; k++) if ($7 == kind[k]) { a[k] = $2; b[k] = $3 } }
-        $1 == "C" && $(NF - 1) != "-" && $(NF - 1) > 5 {
-            # the copies of one series, direction and size between the same two events
-            for (k = 1; k <= nk; k++) if ((k in a) && $2 >= a[k] && $2 <= b[k]) {
-                key = k SUBSEP $7 SUBSEP $8 SUBSEP $(NF - 3)
-                cnt[key]++; ms[key] = $(NF - 1); ins[key] = $NF
-            }
-        }
-        $1 == "T" { rows[++nt] = $2 }
-        END {
-            # each printed figure over the one its reps timed copies give
-            for (t = 1; t <= nt; t++) {
-                split(rows[t], f, " ")
-                for (key in cnt) {
-                    split(key, q, SUBSEP)
-                    if (q[3] != f[1] || cnt[key] != f[2] || ins[key] != f[2]) continue
-                    p = f[2 * q[1] + (q[2] == "H2D" ? 1 : 2)]
-                    r[++nr] = p / (f[1] * f[2] / (ms[key] * 1e6))
-                }
-            }
-            if (nr == 0) exit
-            lo = hi = r[1]
-            for (i = 2; i <= nr; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
-            if (lo < 0.99 * hi) exit        # not one factor: not a unit
-            m = (lo + hi) / 2
-            if (m > 0.995 && m < 1.005) exit
-            why = ""
-            if (m > 0.95 && m < 0.957) why = " (10^6 / 2^20: a MiB where GB/s has 10^6 bytes)"
-            if (m > 0.928 && m < 0.935) why = " (10^9 / 2^30: GiB/s, not GB/s)"
-            if (m > 990 && m < 1010) why = " (MB/s, not GB/s)"
-            printf "every printed figure is %.4g x what its events give, one factor in every row: a unit%s", m, why
-        }'
+    local k d bytes from to ms inside key x f q p6 r6 lo="" hi="" m6 why=""
+    local -A cnt=() ums=() uin=()
+    # the copies of one series, direction and size between the same two events
+    while read -r k d bytes from to ms inside; do
+        [ "$ms" != - ] || continue
+        ns_of x "$ms"
+        ((x > 5000000)) || continue
+        key="$k $d $bytes $from"
+        cnt[$key]=$((${cnt[$key]:-0} + 1)) ums[$key]=$x uin[$key]=$inside
+    done < <(series_copies "$1")
+    # each printed figure over the one its reps timed copies give
+    while read -r -a f; do
+        for key in "${!cnt[@]}"; do
+            read -r -a q <<<"$key"
+            [ "${q[2]}" = "${f[0]}" ] && [ "${cnt[$key]}" = "${f[1]}" ] && [ "${uin[$key]}" = "${f[1]}" ] || continue
+            x=$((2 * q[0])); [ "${q[1]}" = H2D ] || x=$((x + 1))
+            figure_6 p6 "${f[x]:-}" || p6=0
+            r6=$((p6 * ums[$key] / (f[0] * f[1])))
+            [ -n "$lo" ] && ((r6 >= lo)) || lo=$r6
+            [ -n "$hi" ] && ((r6 <= hi)) || hi=$r6
+        done
+    done < <(table_of "$1")
+    [ -n "$lo" ] || return 0
+    ((100 * lo >= 99 * hi)) || return 0         # not one factor: not a unit
+    m6=$(((lo + hi) / 2))
+    ((m6 <= 995000 || m6 >= 1005000)) || return 0
+    ((m6 > 950000 && m6 < 957000)) && why=" (10^6 / 2^20: a MiB where GB/s has 10^6 bytes)"
+    ((m6 > 928000 && m6 < 935000)) && why=" (10^9 / 2^30: GiB/s, not GB/s)"
+    ((m6 > 990000000 && m6 < 1010000000)) && why=" (MB/s, not GB/s)"
+    printf 'every printed figure is %.4g x what its events give, one factor in every row: a unit%s' "${m6}e-6" "$why"
 }
 
 # bw_agree RUN: every printed GB/s of RUN against its events.
@@ -315,15 +359,15 @@ bw_agree() {
 # timing_of K: the copies the Kth cudaEventElapsedTime of the program timed,
 # in words ("pinned D2H 4 MiB"): per kind, the H2D sizes, then the D2H sizes
 timing_of() {
-    table | awk -v k="$1" -v kinds="$KINDS" '
-        { size[NR] = $1 }
-        END {
-            n = NR; split(kinds, kind, " ")
-            if (n == 0 || k > 6 * n) { print "timing " k; exit }
-            i = k - 1; s = size[i % n + 1]
-            printf "%s %s %s\n", kind[int(i / (2 * n)) + 1], (int(i / n) % 2 ? "D2H" : "H2D"),
-                (s >= 1048576 ? s / 1048576 " MiB" : s / 1024 " KiB")
-        }'
+    local sizes=() kind=($KINDS) n i s u=1024 unit=KiB dir=H2D
+    while read -r s _; do sizes+=("$s"); done < <(table)
+    n=${#sizes[@]} i=$(($1 - 1))
+    ((n > 0 && $1 <= 6 * n)) || { echo "timing $1"; return; }
+    s=${sizes[i % n]}
+    ((s >= 1048576)) && u=1048576 unit=MiB
+    ((i / n % 2)) && dir=D2H
+    if ((s % u == 0)); then s=$((s / u)); else s=$(calc 's / u' s="$s" u="$u"); fi
+    echo "${kind[i / (2 * n)]} $dir $s $unit"
 }
 
 # An event is stamped when the GPU reaches it in its stream. Recorded on

@@ -62,12 +62,10 @@ setup_file() {
         list api --window nvtx:depth_first#last
         list copy --mem PAGEABLE --window nvtx:breadth_first#last
         list copy --mem PAGEABLE --window nvtx:depth_first#last
-        list gpu
+        list gpu --window nvtx:uneven* --whole
         list nvtx:breadth_first
         list nvtx:depth_first
         list nvtx:sequential
-        list nvtx:uneven_breadth_first
-        list nvtx:uneven_depth_first
         meta copy_engines
         overlap h2d d2h --window nvtx:breadth_first+gpu
         overlap h2d d2h --window nvtx:depth_first+gpu
@@ -144,8 +142,17 @@ why_serial() {
     [ -n "$pg" ] && { echo "its $pg copies were from or to pageable memory: allocate h_in and h_out with cudaMallocHost (TODO 1)"; return 0; }
     created=$(tq "$1" streams gpu "${w[@]}" | grep -c created)
     [ "${created:-0}" = 1 ] && { echo "all its chunks ran on one stream, which runs them one after the other: chunk c goes to p->streams[c % p->nstreams]"; return 0; }
-    waits=$(tq "$1" list api "${w[@]}" | awk -F'\t' '$6 ~ /Synchronize$/ { n++; c[$6]++ }
-        END { if (n > 1) { for (x in c) s = s (s == "" ? "" : ", ") x " x" c[x]; print n - 1, s } }')
+    local -A c=()
+    local f x n=0 s="" names=()
+    while IFS=$'\t' read -r -a f; do
+        [[ ${f[5]:-} == *Synchronize ]] || continue
+        [ -n "${c[${f[5]}]:-}" ] || names+=("${f[5]}")
+        n=$((n + 1)) c[${f[5]}]=$((${c[${f[5]}]:-0} + 1))
+    done < <(tq "$1" list api "${w[@]}")
+    # in the order of their first calls
+    for x in "${names[@]}"; do s+="${s:+, }$x x${c[$x]}"; done
+    waits=""
+    ((n <= 1)) || waits="$((n - 1)) $s"
     [ -n "$waits" ] && echo "the host waited inside the last $(words "$2") run ${waits%% *} more time$([ "${waits%% *}" = 1 ] || echo s) than the one wait at its end (${waits#* }): the issue loops only queue work, the given code waits once at the end"
     return 0
 }
@@ -251,22 +258,15 @@ UNEVEN=(uneven_depth_first uneven_breadth_first)
 # inside the range it enters next, every chunk on its right stream (make
 # mutate, once on an H200 beside other checkers).
 streams_of() {
-    local r
-    { tq "$1" streams gpu | sed 's/^/S\t/' | tr ' ' '\t'
-      for r in "${UNEVEN[@]}"; do tq "$1" list "nvtx:$r" | sed 's/^/R\t/'; done
-      tq "$1" list gpu | sed 's/^/G\t/'; } |
-    awk -F'\t' '
-        $1 == "S" { kind[$2] = $3; next }
-        $1 == "R" { n++; rs[n] = $2; re[n] = $3; next }
-        {
-            for (i = 1; i <= n; i++)
-                if ($2 + 0 >= rs[i] + 0 && $2 + 0 <= re[i] + 0) break
-            if (i > n || $5 == "memset") next
-            used[$6] += 0
-            if ($5 == "kernel") used[$6]++
-        }
-        END { for (s in used) print (s in kind ? kind[s] : "unknown"), used[s] }' |
-    sort -k2,2nr
+    local -A kind=() used=()
+    local id k f s
+    while read -r id k _; do kind[$id]=$k; done < <(tq "$1" streams gpu)
+    while IFS=$'\t' read -r -a f; do
+        [ "${f[3]:-memset}" != memset ] || continue
+        k=0; [ "${f[3]}" != kernel ] || k=1
+        used[${f[4]}]=$((${used[${f[4]}]:-0} + k))
+    done < <(tq "$1" list gpu --window 'nvtx:uneven*' --whole)
+    for s in "${!used[@]}"; do echo "${kind[$s]:-unknown} ${used[$s]}"; done | sort -k2,2nr
 }
 
 # 7 chunks over 3 streams: chunks 0, 3, 6 in the first, 1 and 4 in the
@@ -342,8 +342,13 @@ TIMING_HINT="keep the given run_sequential() and run_pipelined() as they are: ea
 
 # span_of LO HI: streamtrace's words for the time from LO to HI (ms), a
 # twentieth of it more on either side (a drawing of what a check judged)
-span_of() { awk -v a="$1" -v b="$2" 'BEGIN { m = (b - a) / 20; if (m < 0.01) m = 0.01
-    printf "--from\n%.3f\n--to\n%.3f\n", (a - m < 0 ? 0 : a - m), b + m }'; }
+span_of() {
+    local a b m
+    ns_of a "$1"; ns_of b "$2"
+    m=$(((b - a) / 20)); ((m >= 10000)) || m=10000
+    a=$(((a - m < 0 ? 0 : a - m) + 500)) b=$((b + m + 500))
+    printf -- '--from\n%d.%03d\n--to\n%d.%03d\n' $((a / 1000000)) $((a / 1000 % 1000)) $((b / 1000000)) $((b / 1000 % 1000))
+}
 
 # timing_events RUN: the events each version of RUN is timed with bracket
 # what they time, by what the program guaranteed: each cudaEventElapsedTime
@@ -364,47 +369,43 @@ timing_events() {
     # the chunks: the kernels the GPU ran in the last pipelined run of each order
     tq_in cd "$run" count kernel --window nvtx:depth_first#last
     tq_in cb "$run" count kernel --window nvtx:breadth_first#last
-    # each WORK the timings name, and each pipelined run's, in words
-    # ("WORK<TAB>WORDS" a line)
-    local all w words=""
-    all=$(timings "$run")
-    while read -r w; do
-        words+="$w"$'\t'"$(work_words "$w")"$'\n'
-    done < <({ cut -f 1 <<<"$all" | cut -d ' ' -f 4
-               echo "H2D:${cd:-0},kernel:${cd:-0},D2H:${cd:-0}"
-               echo "H2D:${cb:-0},kernel:${cb:-0},D2H:${cb:-0}"; } | sort -u)
     # "K LO HI why" of the first timing that is not so
-    bad=$(WORDS=$words awk -F'\t' -v cd="${cd:-0}" -v cb="${cb:-0}" '
-        function tell(s) { if (!bad) bad = k " " lo " " hi " " s }
-        BEGIN { n_ = split(ENVIRON["WORDS"], wl, "\n")
-                for (i = 1; i <= n_; i++) if (split(wl[i], x, "\t") == 2) ww[x[1]] = x[2] }
-        function work_words(w) { return ww[w] }
-        {
-            split($1, f, " "); k = f[1]; lo = f[2]; hi = f[3]; work = f[4]; r = f[5]
-            call = "cudaEventElapsedTime call " k (r == "-" ? "" : " (range " r ")")
-            if (lo == "-" || hi == "-") { lo = "-"; hi = "-"; tell(call ": " ($2 == "ok" ? "its events have no stamp in the trace" : $2)); next }
-            if (r == "sequential") {
-                n[work]++
-                if (work != "H2D:1" && work != "kernel:1" && work != "D2H:1" && work != "H2D:1,kernel:1,D2H:1")
-                    tell(call ": its two events bracket " work_words(work) ", not one step of a sequential run (or all three)")
-            } else if (r == "depth_first" || r == "breadth_first") {
-                c = r == "depth_first" ? cd : cb
-                w = "H2D:" c ",kernel:" c ",D2H:" c
-                if (work != w)
-                    tell(call ": its two events bracket " work_words(work) ", not the whole pipelined run (" work_words(w) ")")
-                seen[r]++
-            } else next
-            if ($2 != "ok") tell(call ": " $2)
-            else if ($3 != "ok") tell(call ": " $3)
-        }
-        END {
-            k = "-"; lo = "-"; hi = "-"
-            if (!n["H2D:1"] || n["H2D:1"] != n["kernel:1"] || n["H2D:1"] != n["D2H:1"])
-                tell("the sequential runs were timed " n["H2D:1"] + 0 " times around an H2D copy alone, " n["kernel:1"] + 0 " around a kernel alone, " n["D2H:1"] + 0 " around a D2H copy alone")
-            else if (!seen["depth_first"] || !seen["breadth_first"])
-                tell("no timing of a " (seen["depth_first"] ? "breadth" : "depth") "-first run")
-            print bad
-        }' <<<"$all")
+    local all f o1 o2 work r call c w
+    local -A n=() seen=()
+    all=$(timings "$run")
+    while IFS=$'\t' read -r f o1 o2; do
+        read -r k lo hi work r _ <<<"$f"
+        call="cudaEventElapsedTime call $k"
+        [ "$r" = - ] || call+=" (range $r)"
+        if [ "$lo" = - ] || [ "$hi" = - ]; then
+            [ "$o1" != ok ] || o1="its events have no stamp in the trace"
+            bad=${bad:-"$k - - $call: $o1"}
+            continue
+        fi
+        case $r in
+            sequential)
+                n[$work]=$((${n[$work]:-0} + 1))
+                case $work in
+                    H2D:1 | kernel:1 | D2H:1 | H2D:1,kernel:1,D2H:1) ;;
+                    *) bad=${bad:-"$k $lo $hi $call: its two events bracket $(work_words "$work"), not one step of a sequential run (or all three)"} ;;
+                esac ;;
+            depth_first | breadth_first)
+                c=$cd; [ "$r" = depth_first ] || c=$cb
+                w="H2D:${c:-0},kernel:${c:-0},D2H:${c:-0}"
+                [ "$work" = "$w" ] ||
+                    bad=${bad:-"$k $lo $hi $call: its two events bracket $(work_words "$work"), not the whole pipelined run ($(work_words "$w"))"}
+                seen[$r]=1 ;;
+            *) continue ;;
+        esac
+        if [ "$o1" != ok ]; then bad=${bad:-"$k $lo $hi $call: $o1"}
+        elif [ "$o2" != ok ]; then bad=${bad:-"$k $lo $hi $call: $o2"}; fi
+    done <<<"$all"
+    local h=${n[H2D:1]:-0} kn=${n[kernel:1]:-0} d=${n[D2H:1]:-0}
+    if [ "$h" = 0 ] || [ "$h" != "$kn" ] || [ "$h" != "$d" ]; then
+        bad=${bad:-"- - - the sequential runs were timed $h times around an H2D copy alone, $kn around a kernel alone, $d around a D2H copy alone"}
+    elif [ -z "${seen[depth_first]:-}" ] || [ -z "${seen[breadth_first]:-}" ]; then
+        bad=${bad:-"- - - no timing of a $([ -n "${seen[depth_first]:-}" ] && echo breadth || echo depth)-first run"}
+    fi
     [ -n "$bad" ] || return 0
     read -r k lo hi bad <<<"$bad"
     if [ "$lo" != - ]; then
@@ -422,7 +423,7 @@ timing_events() {
 # GPU's times between the two events their cudaEventElapsedTime calls read
 # (timing_events), the best of its runs each.
 printed_times() {
-    local run=$1 all fig v t what w
+    local run=$1 all fig v t what w want best a b work range
     timing_events "$run" || return 1
     all=$(timings "$run" | cut -f 1)
     mapfile -t w < <(last depth_first)
@@ -430,18 +431,25 @@ printed_times() {
     for fig in seq_ms seq_h2d_ms seq_kernel_ms seq_d2h_ms depth_ms breadth_ms; do
         need_figure_in v "$run" "$fig" || return "$HOPELESS"
         case $fig in
-            seq_ms) what="the first and the last event of a sequential run"
-                t=$(awk '$5 == "sequential" && $4 == "H2D:1,kernel:1,D2H:1"' <<<"$all") ;;
-            seq_h2d_ms) what="the events around the H2D copy of a sequential run"
-                t=$(awk '$5 == "sequential" && $4 == "H2D:1"' <<<"$all") ;;
-            seq_kernel_ms) what="the events around the kernel of a sequential run"
-                t=$(awk '$5 == "sequential" && $4 == "kernel:1"' <<<"$all") ;;
-            seq_d2h_ms) what="the events around the D2H copy of a sequential run"
-                t=$(awk '$5 == "sequential" && $4 == "D2H:1"' <<<"$all") ;;
-            *) what="the events around a $(words "${fig%_ms}")-first pipelined run"
-                t=$(awk -v r="${fig%_ms}_first" '$5 == r' <<<"$all") ;;
+            seq_ms) what="the first and the last event of a sequential run" want="H2D:1,kernel:1,D2H:1 sequential" ;;
+            seq_h2d_ms) what="the events around the H2D copy of a sequential run" want="H2D:1 sequential" ;;
+            seq_kernel_ms) what="the events around the kernel of a sequential run" want="kernel:1 sequential" ;;
+            seq_d2h_ms) what="the events around the D2H copy of a sequential run" want="D2H:1 sequential" ;;
+            *) what="the events around a $(words "${fig%_ms}")-first pipelined run" want="* ${fig%_ms}_first" ;;
         esac
-        t=$(awk '{ d = $3 - $2; if (m == "" || d < m) m = d } END { print m }' <<<"$t")
+        # the shortest of the timings of that work
+        best=""
+        while read -r _ a b work range _; do
+            # shellcheck disable=SC2053 # want may be a pattern
+            [[ "$work $range" == $want ]] || continue
+            [ "$a" != - ] || a=0
+            [ "$b" != - ] || b=0
+            ns_of a "$a"; ns_of b "$b"
+            [ -n "$best" ] && ((b - a >= best)) || best=$((b - a))
+        done <<<"$all"
+        t=""
+        if [ -n "$best" ] && ((best >= 0)); then printf -v t '%d.%06d' $((best / 1000000)) $((best % 1000000))
+        elif [ -n "$best" ]; then t=$(calc 'x / 1e6' x="$best"); fi
         kept_time "$fig" "$v" "$t"
         same_gpu_time "$v" "$t" || { say_fail \
             "$fig = the GPU's time between $what, $(fmt "$t") ms, the best of the runs (within 0.5% + 0.1 ms)" \
