@@ -47,6 +47,7 @@ setup_file() {
         count api:cudaLaunchKernel --window nvtx:sync_both
         count nvtx:sync_both
         overlap h2d kernel --window nvtx:side_stream+gpu
+        queued
         streams gpu
 EOF
     # and what the program guaranteed, asked of the run in one parse
@@ -77,58 +78,16 @@ EOF
 #                                ended after it began (work still running):
 #                                its end, and how long after the range began
 # Nothing when there is no such range. Every range of the run is answered in
-# one pass and kept (RUN.trace.queued, queued_all): a check reads its lines
+# one parse (streamtrace query queued) and kept: a check reads its lines
 # with bash alone.
 queued() {
-    local run=${QUEUED_RUN:-main} p="$1"$'\t'"${2:-1}"$'\t' line lines=()
-    local f="$RUNS/$run.trace.queued"
-    if kept_ok "$f" "$RUNS/$run.trace"; then
-        mapfile -t lines <"$f"
-    else
-        mapfile -t lines < <(run_kept "$RUNS/$run.trace" queued queued_all "$run")
-    fi
+    local run=${QUEUED_RUN:-main} p="$1"$'\t'"${2:-1}"$'\t' line lines=() all
+    tq_in all "$run" queued
+    mapfile -t lines <<<"$all"
     for line in "${lines[@]}"; do
         [[ $line == "$p"* ]] && printf '%s\n' "${line#"$p"}"
     done
     return 0
-}
-
-# queued_all RUN: queued's lines for every NVTX range of RUN, each after its
-# range's name and number (by start: the Kth of that name), sorted as queued
-# prints them
-queued_all() {
-    records "$1" nvtx api kernel copy event | awk -F'\t' '
-        $4 == "nvtx" { rs[++nr] = $1 + 0; re[nr] = $2 + 0; rth[nr] = $10; rn[nr] = $6 }
-        $4 == "api" { as[$11] = $1 + 0; ae[$11] = $2 + 0; ath[$11] = $10; an[$11] = $6 }
-        $4 == "kernel" { g[++ng] = "K"; gs[ng] = $1 + 0; ge[ng] = $2 + 0; gst[ng] = $5; gc[ng] = $11 }
-        $4 == "copy" { g[++ng] = "C"; gs[ng] = $1 + 0; ge[ng] = $2 + 0; gst[ng] = $5; gx[ng] = $6 "\t" $8; gc[ng] = $11 }
-        $4 == "event" { g[++ng] = "E"; gs[ng] = $1 + 0; gst[ng] = $5; gc[ng] = $11 }
-        END {
-            for (r = 1; r <= nr; r++) {
-                # its number among the ranges of its name, by start
-                k = 1
-                for (j = 1; j <= nr; j++) if (rn[j] == rn[r] && (rs[j] < rs[r] || (rs[j] == rs[r] && j < r))) k++
-                h = rn[r] "\t" k "\t"
-                r0 = rs[r]; r1 = re[r]
-                printf "%sR\t%.6f\t%.6f\n", h, r0, r1
-                n = 0; a0 = ""; a1 = ""; delete inr
-                for (c in as) if (ath[c] == rth[r] && as[c] >= r0 && ae[c] <= r1) {
-                    inr[c] = 1; n++
-                    if (a0 == "" || as[c] < a0) a0 = as[c]
-                    if (a1 == "" || ae[c] > a1) a1 = ae[c]
-                }
-                if (n) printf "%sA\t%.6f\t%.6f\t%d\n", h, a0, a1, n
-                for (i = 1; i <= ng; i++) {
-                    c = gc[i]
-                    if (c in inr) {
-                        if (g[i] == "K") printf "%sK\t%.6f\t%.6f\t%s\t%s\n", h, gs[i], ge[i], gst[i], c
-                        if (g[i] == "C") printf "%sC\t%.6f\t%.6f\t%s\t%s\t%s\n", h, gs[i], ge[i], gx[i], gst[i], c
-                        if (g[i] == "E") printf "%sE\t%.6f\t%s\n", h, gs[i], gst[i]
-                    } else if (g[i] != "E" && (c in as) && as[c] < r0 && ge[i] > r0)
-                        printf "%sP\t%.6f\t%.6f\n", h, ge[i], (ge[i] - r0)
-                }
-            }
-        }' | sort -t $'\t' -k1,1 -k2,2n -k3,3 -k4,4g
 }
 
 # stream_kind ID [RUN]: "KIND SYNC" of the stream ID, as the trace of RUN
@@ -206,8 +165,14 @@ your_run() {
 # copy_in RANGE: "START END DIR MEM STREAM CALL_END" of the copy the range
 # queued and of its runtime call's end (the call that lasted longest)
 copy_in() {
-    queued "$1" | awk -F'\t' '$1 == "A" { a1 = $3 } $1 == "C" && c == "" { c = $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }
-        END { if (c != "") print c "\t" a1 }'
+    local t x y z w v c="" a1=""
+    while IFS=$'\t' read -r t x y z w v _; do
+        case $t in
+            A) a1=$y ;;
+            C) [ -n "$c" ] || c=$x$'\t'$y$'\t'$z$'\t'$w$'\t'$v ;;
+        esac
+    done < <(queued "$1")
+    [ -z "$c" ] || printf '%s\t%s\n' "$c" "$a1"
 }
 
 @test "the copy from pageable memory comes from PAGEABLE memory" {
@@ -257,13 +222,18 @@ copy_in() {
 @test "each printed host time is the interval it was measured in" {
     need_run main
     need_trace main
-    local r fig p a n d
+    local r fig p a n d t x y z
     for r in pageable_copy pinned_copy sync_before sync_after sync_neither sync_both; do
         fig=${r/_copy/_call}_ms
         draw_on_fail main --window "nvtx:$r"
         need_figure_in p main "$fig" || return 1
-        read -r a n d <<<"$(queued "$r" | awk -F'\t' '$1 == "R" { d = $3 - $2 } $1 == "A" { a = $3 - $2; n = $4 }
-            END { print (a == "" ? 0 : a), (n == "" ? 0 : n), d }')"
+        a=0 n=0 d=""
+        while IFS=$'\t' read -r t x y z _; do
+            case $t in
+                R) ns_of x "$x"; ns_of y "$y"; printf -v d '%.6f' "$((y - x))e-6" ;;
+                A) ns_of x "$x"; ns_of y "$y"; printf -v a '%.6f' "$((y - x))e-6"; n=$z ;;
+            esac
+        done < <(queued "$r")
         [ -n "$d" ] || { say_fail "an NVTX range \"$r\"" "none" "keep part 1 and part 3's ranges as given"; return 1; }
         is_true 'p >= a - (0.005 * a + 0.01) && p <= d + 0.005 * d + 0.01' p="$p" a="$a" d="$d" || { say_fail \
             "$fig between the calls it timed, $(fmt "$a") ms ($n runtime calls), and its range, $(fmt "$d") ms" \
@@ -275,9 +245,10 @@ copy_in() {
 @test "part 2 copies the next batch from pinned memory" {
     need_run main
     need_trace main
-    local kinds
+    local kinds n k
     draw_on_fail main --window nvtx:side_stream+gpu
-    kinds=$(side_copies 5 | sort | uniq -c | awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
+    kinds=""
+    while read -r n k; do kinds+="${kinds:+, }$n $k"; done < <(side_copies 5 | sort | uniq -c)
     [ -n "$kinds" ] && [[ $kinds != *PAGEABLE* ]] && [[ $kinds == *PINNED* ]] || say_fail \
         "every H2D copy of part 2 from PINNED memory" "${kinds:-no H2D copy}" \
         "hosts = [s.cpu().pin_memory() ...] as given: from pageable memory the call waits for its copy, and nothing overlaps"
@@ -504,13 +475,15 @@ batch_questions() {
 @test "each batch's kernels are ordered after its copy" {
     need_run main
     need_trace main
-    local q bad
+    local q bad b v c
     draw_on_fail main --window nvtx:side_stream+gpu
     q=$(batch_questions)
     [ -n "$q" ] || { say_fail "NVTX ranges \"batch\"" "none" "keep part 2's loop as given"; return 1; }
-    bad=$(paste <(printf '%s\n' "$q") <(seq 0 $(($(wc -l <<<"$q") - 1)) | sed 's/^/batch /') |
-        unguaranteed main | awk -F'\t' '{
-        printf "%s%s: %s", (n++ ? "; " : ""), $1, ($2 == "none" ? "no kernel or no copy" : $2 " (" $4 ")") }')
+    bad=""
+    while IFS=$'\t' read -r b v _ c _; do
+        [ "$v" = none ] && v="no kernel or no copy" || v="$v ($c)"
+        bad+="${bad:+; }$b: $v"
+    done < <(paste <(printf '%s\n' "$q") <(seq 0 $(($(wc -l <<<"$q") - 1)) | sed 's/^/batch /') | unguaranteed main)
     [ -z "$bad" ] || say_fail \
         "every batch's first kernel ordered after its H2D copy (a wait of the current stream for the side stream, queued before the batch is used)" \
         "$bad" \

@@ -389,6 +389,34 @@ PY
 	[[ $output != *"dev 0"* ]]
 }
 
+# basic.trace: outer [2.5, 9.5] holds calls 2-5 and inner [3, 4] calls
+# 2-4; the mark at 4 ms none. The copy of call 1 (made at 0 ms) still ran
+# when outer began; at the mark, the work of calls 2-4 did.
+@test "queued: what each NVTX range's calls queued, and the work from before it still running" {
+	run -0 "$ST" query "$B" queued; echo "$output"
+	expect "$(printf '%s\n' \
+		'outer	1	A	3.100000	9.100000	4' \
+		'outer	1	C	4.000000	5.000000	H2D	PINNED	14	3' \
+		'outer	1	C	5.000000	6.500000	H2D	PINNED	14	4' \
+		'outer	1	K	3.000000	7.000000	13	2' \
+		'outer	1	K	6.000000	6.000000	14	5' \
+		'outer	1	P	3.000000	0.500000' \
+		'outer	1	R	2.500000	9.500000' \
+		'inner	1	A	3.100000	3.400000	3' \
+		'inner	1	C	4.000000	5.000000	H2D	PINNED	14	3' \
+		'inner	1	C	5.000000	6.500000	H2D	PINNED	14	4' \
+		'inner	1	K	3.000000	7.000000	13	2' \
+		'inner	1	R	3.000000	4.000000' \
+		'mark	1	P	5.000000	1.000000' \
+		'mark	1	P	6.500000	2.500000' \
+		'mark	1	P	7.000000	3.000000' \
+		'mark	1	R	4.000000	4.000000')"
+	# a range's number among those of its name, by start
+	run -0 "$ST" query "$FX/pipeline.trace" queued
+	grep -q '^sequential	3	R	40.000000	42.000000$' <<<"$output"
+	run -2 "$ST" query "$B" queued kernel
+}
+
 @test "format 2: the JSON has a GPU process per device, its streams named by kind" {
 	command -v python3 >/dev/null || skip "python3 is not installed"
 	J="$BATS_TEST_TMPDIR/devices2.json"

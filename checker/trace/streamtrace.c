@@ -59,7 +59,7 @@ static const char usage_text[] =
 	"           busy time of each stage); bound nvtx:SEQ nvtx:PIPE (a pipeline against its\n"
 	"           fill/drain bound); overlap order SEL SEL2; dropped; devices; meta KEY;\n"
 	"           threads (TID N: each host thread, its number in the drawings); processes (P\n"
-	"           PID RANK ARGV; a job's streams: P:ID)\n"
+	"           PID RANK ARGV; a job's streams: P:ID); queued (what each NVTX range queued)\n"
 	"selectors: kernel kernel:SUBSTR h2d d2h d2d p2p p2p:direct p2p:host copy\n"
 	"           memset gpu sync sync:stream|event|context|wait event\n"
 	"           api api:NAME api:PREFIX* nvtx nvtx:NAME\n"

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trace.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -563,6 +564,181 @@ static int usage_q(const char *fmt, const char *word)
 	return 2;
 }
 
+/*
+ * queued: for each NVTX range, what the code in it queued, found by
+ * correlation id (a GPU record and the runtime call that queued it share
+ * one). Lines "NAME<TAB>K<TAB>..." (K: its number among the ranges of that
+ * name, by start), sorted by range, then by type and time:
+ *   R  START END                       the range
+ *   A  FIRST_START LAST_END N          its thread's calls wholly inside it
+ *   C  START END DIR MEM STREAM CORR   each copy those calls queued
+ *   E  START STREAM                    each event record they queued
+ *   K  START END STREAM CORR           each kernel they queued
+ *   P  END SINCE                       each kernel or copy queued by a call
+ *                                      before the range, still running when
+ *                                      it began: its end, and how long after
+ *                                      the range's start
+ */
+struct qline {
+	char type;
+	double at;
+	char *text;
+};
+
+static int qline_cmp(const void *pa, const void *pb)
+{
+	const struct qline *a = pa, *b = pb;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return strcmp(a->text, b->text);
+}
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* corr -> start of the runtime call of that correlation id (the last one) */
+struct corr_start {
+	uint32_t corr;
+	uint64_t start;
+	size_t i;
+};
+
+static int corr_start_cmp(const void *pa, const void *pb)
+{
+	const struct corr_start *a = pa, *b = pb;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static void qline_add(struct qline **l, size_t *n, size_t *cap, char type, double at,
+		      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void qline_add(struct qline **l, size_t *n, size_t *cap, char type, double at,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*l = realloc(*l, *cap * sizeof **l);
+		if (!*l) {
+			perror("streamtrace");
+			exit(2);
+		}
+	}
+	va_start(ap, fmt);
+	int len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = malloc((size_t)len + 1);
+	if (!s) {
+		perror("streamtrace");
+		exit(2);
+	}
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	(*l)[(*n)++] = (struct qline){ type, at, s };
+}
+
+static void print_queued(const struct trace *t)
+{
+	struct corr_start *cs = malloc((t->n ? t->n : 1) * sizeof *cs);
+	uint32_t *in = malloc((t->n ? t->n : 1) * sizeof *in);
+	size_t ncs = 0;
+	if (!cs || !in) {
+		perror("streamtrace");
+		exit(2);
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->recs[i].kind == K_API && t->recs[i].corr)
+			cs[ncs++] = (struct corr_start){ t->recs[i].corr, t->recs[i].start, i };
+	qsort(cs, ncs, sizeof *cs, corr_start_cmp);
+	for (size_t ri = 0; ri < t->n; ri++) {
+		const struct rec *r = &t->recs[ri];
+		if (r->kind != K_NVTX || !r->name)
+			continue;
+		size_t k = 1;
+		for (size_t j = 0; j < t->n; j++) {
+			const struct rec *o = &t->recs[j];
+			if (o->kind == K_NVTX && o->name && strcmp(o->name, r->name) == 0 &&
+			    (o->start < r->start || (o->start == r->start && j < ri)))
+				k++;
+		}
+		uint32_t th = trace_thread_of(t, r);
+		uint64_t a0 = 0, a1 = 0;
+		size_t nin = 0;
+		for (size_t j = 0; j < t->n; j++) {
+			const struct rec *c = &t->recs[j];
+			if (c->kind != K_API || trace_thread_of(t, c) != th || c->start < r->start ||
+			    c->end > r->end)
+				continue;
+			if (!nin || c->start < a0)
+				a0 = c->start;
+			if (!nin || c->end > a1)
+				a1 = c->end;
+			in[nin++] = c->corr;
+		}
+		qsort(in, nin, sizeof *in, u32_cmp);
+		struct qline *l = NULL;
+		size_t nl = 0, cap = 0;
+		double r0 = ms(r->start - t->t0);
+		qline_add(&l, &nl, &cap, 'R', r0, "R\t%.6f\t%.6f", r0, ms(r->end - t->t0));
+		if (nin)
+			qline_add(&l, &nl, &cap, 'A', ms(a0 - t->t0), "A\t%.6f\t%.6f\t%zu",
+				  ms(a0 - t->t0), ms(a1 - t->t0), nin);
+		for (size_t j = 0; j < t->n; j++) {
+			const struct rec *g = &t->recs[j];
+			if ((g->kind != K_KERNEL && g->kind != K_COPY && g->kind != K_EVENT) || !g->corr)
+				continue;
+			char st[24] = "-";
+			if (g->stream != NO_STREAM)
+				stream_id_text(t, g->stream, st, sizeof st);
+			double gs = ms(g->start - t->t0), ge = ms(g->end - t->t0);
+			if (nin && bsearch(&g->corr, in, nin, sizeof *in, u32_cmp)) {
+				if (g->kind == K_KERNEL)
+					qline_add(&l, &nl, &cap, 'K', gs, "K\t%.6f\t%.6f\t%s\t%u", gs, ge,
+						  st, g->corr);
+				else if (g->kind == K_COPY)
+					qline_add(&l, &nl, &cap, 'C', gs, "C\t%.6f\t%.6f\t%s\t%s\t%s\t%u",
+						  gs, ge, dir_name(g->dir),
+						  mem_name(g->dir == D_H2D || g->dir == D_D2H ? host_mem(g)
+											      : g->src),
+						  st, g->corr);
+				else
+					qline_add(&l, &nl, &cap, 'E', gs, "E\t%.6f\t%s", gs, st);
+				continue;
+			}
+			if (g->kind == K_EVENT || g->end <= r->start)
+				continue;
+			/* the last call of that correlation id */
+			struct corr_start key = { g->corr, 0, SIZE_MAX };
+			size_t lo = 0, hi = ncs;
+			while (lo < hi) { /* the first entry above key */
+				size_t mid = lo + (hi - lo) / 2;
+				if (corr_start_cmp(&cs[mid], &key) <= 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo && cs[lo - 1].corr == g->corr && cs[lo - 1].start < r->start)
+				qline_add(&l, &nl, &cap, 'P', ge, "P\t%.6f\t%.6f", ge,
+					  ms(g->end - r->start));
+		}
+		qsort(l, nl, sizeof *l, qline_cmp);
+		for (size_t j = 0; j < nl; j++) {
+			printf("%s\t%zu\t%s\n", r->name, k, l[j].text);
+			free(l[j].text);
+		}
+		free(l);
+	}
+	free(cs);
+	free(in);
+}
+
 /* `streamtrace query FILE ...` with the file loaded: argv[0] is the
  * question. Return the exit status. */
 int query_main(const struct trace *t, int argc, char **argv)
@@ -677,6 +853,12 @@ int query_main(const struct trace *t, int argc, char **argv)
 				printf("%u\t%d\n", r->tid, n);
 			}
 		}
+		return 0;
+	}
+	if (strcmp(q, "queued") == 0) {
+		if (npos != 1)
+			return usage_q("%s", "queued takes no selector");
+		print_queued(t);
 		return 0;
 	}
 	if (strcmp(q, "meta") == 0) {
