@@ -204,25 +204,35 @@ event_time() {
 # ns from the trace's first record; then one line "W T" per synchronize call
 # of the host (T its start).
 part1() {
-    { tq "$1" streams | awk '{ printf "S\t%s\t%s\t%s\n", $1, $2, $4 }'
-      records "$1" kernel:busy_kernel api | awk -F'\t' '
-        function ns(x) { return sprintf("%.0f", x * 1e6) }
-        $4 == "kernel" && index($6, "busy_kernel") == 1 { printf "K\t%s\t%s\t%s\t%s\n", $11, ns($1), ns($2), $5 }
-        $4 == "api" { printf "A\t%s\t%s\t%s\n", $11, ns($1), $6 }'; } |
-    awk -F'\t' '
-        $1 == "S" { ki[$2] = $3; sy[$2] = $4; next }
-        $1 == "K" { n++; c[n] = $2; ks[n] = $3; ke[n] = $4; st[n] = $5; next }
-        $1 == "A" { as[$2] = $3; if ($4 ~ /Synchronize$/) w[++nw] = $3 }
-        END {
-            for (i = 1; i <= n; i++) l[i] = (c[i] in as) ? as[c[i]] : ks[i]
-            # by launch: insertion sort (7 kernels)
-            for (i = 2; i <= n; i++) for (j = i; j > 1 && l[j] < l[j - 1]; j--) {
-                x = l[j]; l[j] = l[j - 1]; l[j - 1] = x; x = ks[j]; ks[j] = ks[j - 1]; ks[j - 1] = x
-                x = ke[j]; ke[j] = ke[j - 1]; ke[j - 1] = x; x = st[j]; st[j] = st[j - 1]; st[j - 1] = x }
-            for (i = 1; i <= n && i <= 6; i++)
-                printf "%d %.0f %.0f %s %s %s %.0f\n", i, ks[i], ke[i], st[i], ki[st[i]], sy[st[i]], l[i]
-            for (i = 1; i <= nw; i++) printf "W %.0f\n", w[i]
-        }'
+    local -A ki=() sy=() as=()
+    local id k y f x i j n c=() ks=() ke=() st=() l=() w=()
+    while read -r id k _ y _; do ki[$id]=$k sy[$id]=$y; done < <(tq "$1" streams)
+    while IFS=$'\t' read -r -a f; do
+        case ${f[3]}:${f[5]} in
+            kernel:busy_kernel*)
+                c+=("${f[10]}") st+=("${f[4]}")
+                ns_of x "${f[0]}"; ks+=("$x")
+                ns_of x "${f[1]}"; ke+=("$x") ;;
+            api:*)
+                ns_of x "${f[0]}"; as[${f[10]}]=$x
+                [[ ${f[5]} != *Synchronize ]] || w+=("$x") ;;
+        esac
+    done < <(records "$1" kernel:busy_kernel api)
+    n=${#c[@]}
+    for ((i = 0; i < n; i++)); do l[i]=${as[${c[i]}]:-${ks[i]}}; done
+    # by launch: insertion sort (7 kernels)
+    for ((i = 1; i < n; i++)); do
+        for ((j = i; j > 0 && l[j] < l[j - 1]; j--)); do
+            x=${l[j]} l[j]=${l[j - 1]} l[j - 1]=$x
+            x=${ks[j]} ks[j]=${ks[j - 1]} ks[j - 1]=$x
+            x=${ke[j]} ke[j]=${ke[j - 1]} ke[j - 1]=$x
+            x=${st[j]} st[j]=${st[j - 1]} st[j - 1]=$x
+        done
+    done
+    for ((i = 0; i < n && i < 6; i++)); do
+        echo "$((i + 1)) ${ks[i]} ${ke[i]} ${st[i]} ${ki[${st[i]}]:-} ${sy[${st[i]}]:-} ${l[i]}"
+    done
+    for x in "${w[@]}"; do echo "W $x"; done
 }
 
 # waited_between RUN: "waitI<TAB>WORDS" for the first busy_kernel I of part
@@ -245,6 +255,19 @@ waited_between() {
     done < <(ask "$1" "${qs[@]}")
 }
 
+# stream_words ID KIND SYNC: a stream of part 1 in words
+stream_words() {
+    case $2 in
+        default) echo "stream 0 (the legacy default stream)" ;;
+        per-thread) echo "a per-thread default stream" ;;
+        "") echo "stream $1" ;;
+        *) case $3 in
+               "?" | - | "") echo "stream $1 ($2)" ;;
+               *) echo "stream $1 ($2, $3)" ;;
+           esac ;;
+    esac
+}
+
 # the cases of part 1, by the number of their busy_kernel run
 P1_CASE=("" "the cold launch" "the event-timed launch" "the host clock with a synchronize"
     "the host clock without one" "the late case's earlier kernel" "the late case's timed kernel")
@@ -262,23 +285,23 @@ P1_CASE=("" "the cold launch" "the event-timed launch" "the host clock with a sy
     draw_on_fail main --record kernel:busy_kernel 1 --record kernel:busy_kernel 6
     local facts bad
     facts=$(part1 main)
-    bad=$(awk -v cases="$(printf '%s|' "${P1_CASE[@]:1}")" '
-        function sname(s, k, y) {
-            if (k == "default") return "stream 0 (the legacy default stream)"
-            if (k == "per-thread") return "a per-thread default stream"
-            return "stream " s (k == "" ? "" : " (" k (y == "?" || y == "-" ? "" : ", " y) ")")
-        }
-        BEGIN { split(cases, name, "|") }
-        $1 == "W" { next }
-        { n++; ks[n] = $2; ke[n] = $3; st[n] = $4; ki[n] = $5; sy[n] = $6; l[n] = $7 }
-        END {
-            if (n < 6) { printf "count\t%d busy_kernel runs in part 1, not 6\n", n; exit }
-            if (ki[1] != "created") {
-                printf "stream\tbusy_kernel 1 (%s) ran on %s\n", name[1], sname(st[1], ki[1], sy[1]); exit }
-            for (i = 2; i <= 6; i++) if (st[i] != st[1]) {
-                printf "stream\tbusy_kernel %d (%s) ran on %s, busy_kernel 1 on %s\n", i, name[i],
-                    sname(st[i], ki[i], sy[i]), sname(st[1], ki[1], sy[1]); exit }
-        }' <<<"$facts")
+    local f n=0 st=() ki=() sy=() i
+    while read -r -a f; do
+        [ -n "${f[0]:-}" ] && [ "${f[0]}" != W ] || continue
+        st[n]=${f[3]} ki[n]=${f[4]:-} sy[n]=${f[5]:-} n=$((n + 1))
+    done <<<"$facts"
+    bad=""
+    if [ "$n" -lt 6 ]; then
+        printf -v bad 'count\t%d busy_kernel runs in part 1, not 6' "$n"
+    elif [ "${ki[0]}" != created ]; then
+        bad="stream"$'\t'"busy_kernel 1 (${P1_CASE[1]}) ran on $(stream_words "${st[0]}" "${ki[0]}" "${sy[0]}")"
+    else
+        for ((i = 1; i < 6; i++)); do
+            [ "${st[i]}" = "${st[0]}" ] && continue
+            bad="stream"$'\t'"busy_kernel $((i + 1)) (${P1_CASE[i + 1]}) ran on $(stream_words "${st[i]}" "${ki[i]}" "${sy[i]}"), busy_kernel 1 on $(stream_words "${st[0]}" "${ki[0]}" "${sy[0]}")"
+            break
+        done
+    fi
     [ -n "$bad" ] || bad=$(waited_between main)
     [ -z "$bad" ] || say_fail \
         "six busy_kernel runs on stream s, each of the first five waited for by the host before it launched the next" \
@@ -463,50 +486,60 @@ first_call() {
 # consumer's launch and the copy back's call for the device or for the
 # consumer's stream.
 part3_waits() {
-    records "$1" api sync memset d2h kernel | awk -F'\t' '
-        $4 == "api" { printf "A\t%s\t%s\t%s\n", $1, $11, $6 }
-        $4 == "sync" { printf "Y\t%s\t%s\t%s\n", $11, $5, $6 }
-        $4 == "memset" { printf "M\t%s\t%s\n", $11, $5 }
-        $4 == "copy" { printf "C\t%s\n", $11 }
-        $4 == "kernel" && index($6, "producer_kernel") == 1 { printf "P\t%s\t%s\n", $11, $5 }
-        $4 == "kernel" && index($6, "consumer_kernel") == 1 { printf "Q\t%s\t%s\n", $11, $5 }' |
-    awk -F'\t' '
-        function what(c) {
-            if (yt[c] == "context") return "cudaDeviceSynchronize"
-            if (yt[c] == "stream") return "cudaStreamSynchronize on stream " ys[c]
-            if (yt[c] == "event") return "cudaEventSynchronize"
-            return "a wait (" yt[c] ")"
-        }
-        $1 == "A" { at[$3] = $2; an[$3] = $4; calls[++n] = $3; next }
-        $1 == "Y" { yt[$2] = $4; ys[$2] = $3; next }
-        $1 == "M" { ms[$2] = $3; next }
-        $1 == "C" { cp[$2] = 1; next }
-        $1 == "P" && pc == "" { pc = $2; next }
-        $1 == "Q" && qc == "" { qc = $2; qs = $3; next }
-        END {
-            if (pc == "" || qc == "") { print "no producer or consumer\t-"; exit }
-            # calls in time order
-            for (i = 2; i <= n; i++) for (j = i; j > 1 && at[calls[j]] < at[calls[j - 1]]; j--) {
-                x = calls[j]; calls[j] = calls[j - 1]; calls[j - 1] = x }
-            m1 = "no cudaMemset before the producer"; m2 = "no copy back after the consumer"
-            for (i = 1; i <= n; i++) {
-                c = calls[i]
-                if (c == pc) break
-                if (c in ms) { m1 = "no wait between the memsets and the producer'"'"'s launch"; mst = ms[c] }
-                else if ((c in yt) && mst != "" && (yt[c] == "context" || (yt[c] == "stream" && ys[c] == mst))) m1 = "ok"
-                else if ((c in yt) && mst != "" && m1 != "ok") m1 = "only " what(c) ", not on the memsets'"'"' stream " mst
-            }
-            after = 0; w = ""
-            for (i = 1; i <= n; i++) {
-                c = calls[i]
-                if (c == qc) { after = 1; continue }
-                if (!after) continue
-                if (c in cp) { m2 = (w == "ok" ? "ok" : (w == "" ? "no wait between the consumer'"'"'s launch and the copy back" : w)); break }
-                if ((c in yt) && yt[c] != "wait" && w != "ok")
-                    w = (yt[c] == "context" || (yt[c] == "stream" && ys[c] == qs)) ? "ok" : "only " what(c) ", the consumer ran on stream " qs
-            }
-            print m1 "\t" m2
-        }'
+    local -A yt=() ys=() ms=() cp=()
+    local f calls=() pc="" qc="" qs="" c m1 m2 mst="" after=0 w=""
+    while IFS=$'\t' read -r -a f; do
+        case ${f[3]}:${f[5]} in
+            api:*) calls+=("${f[10]}") ;;
+            sync:*) yt[${f[10]}]=${f[5]} ys[${f[10]}]=${f[4]} ;;
+            memset:*) ms[${f[10]}]=${f[4]} ;;
+            copy:*) cp[${f[10]}]=1 ;;
+            kernel:producer_kernel*) [ -n "$pc" ] || pc=${f[10]} ;;
+            kernel:consumer_kernel*) [ -n "$qc" ] || qc=${f[10]} qs=${f[4]} ;;
+        esac
+    done < <(records "$1" api sync memset d2h kernel)
+    [ -n "$pc" ] && [ -n "$qc" ] || { printf 'no producer or consumer\t-\n'; return 0; }
+    # the calls in time order (as the trace lists them)
+    m1="no cudaMemset before the producer" m2="no copy back after the consumer"
+    for c in "${calls[@]}"; do
+        [ "$c" != "$pc" ] || break
+        if [ -n "${ms[$c]+x}" ]; then
+            m1="no wait between the memsets and the producer's launch" mst=${ms[$c]}
+        elif [ -n "${yt[$c]+x}" ] && [ -n "$mst" ]; then
+            if [ "${yt[$c]}" = context ] || { [ "${yt[$c]}" = stream ] && [ "${ys[$c]}" = "$mst" ]; }; then
+                m1=ok
+            elif [ "$m1" != ok ]; then
+                m1="only $(wait_words "$c"), not on the memsets' stream $mst"
+            fi
+        fi
+    done
+    for c in "${calls[@]}"; do
+        [ "$c" != "$qc" ] || { after=1; continue; }
+        [ "$after" = 1 ] || continue
+        if [ -n "${cp[$c]+x}" ]; then
+            if [ "$w" = ok ]; then m2=ok
+            elif [ -z "$w" ]; then m2="no wait between the consumer's launch and the copy back"
+            else m2=$w; fi
+            break
+        fi
+        [ -n "${yt[$c]+x}" ] && [ "${yt[$c]}" != wait ] && [ "$w" != ok ] || continue
+        if [ "${yt[$c]}" = context ] || { [ "${yt[$c]}" = stream ] && [ "${ys[$c]}" = "$qs" ]; }; then
+            w=ok
+        else
+            w="only $(wait_words "$c"), the consumer ran on stream $qs"
+        fi
+    done
+    printf '%s\t%s\n' "$m1" "$m2"
+}
+
+# wait_words CORR: part3_waits' sync record of call CORR, in words
+wait_words() {
+    case ${yt[$1]} in
+        context) echo cudaDeviceSynchronize ;;
+        stream) echo "cudaStreamSynchronize on stream ${ys[$1]}" ;;
+        event) echo cudaEventSynchronize ;;
+        *) echo "a wait (${yt[$1]})" ;;
+    esac
 }
 
 # Part 3's memsets and its copy back run on stream 0; streams A and B are
