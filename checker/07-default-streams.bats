@@ -413,10 +413,15 @@ thread_questions() {
 # threads_view ran at the same time (0 or less: not at all); "-" without a
 # kernel of each.
 threads_overlap() {
-    awk -F'\t' '$2 != "-" { n++; s[n] = $2; e[n] = $3 }
-        END { if (n < 2) { print "-"; exit }
-              lo = s[1] > s[2] ? s[1] : s[2]; hi = e[1] < e[2] ? e[1] : e[2]
-              printf "%.6f\n", hi - lo }' <<<"$1"
+    local t a b s=() e=()
+    while IFS=$'\t' read -r t a b _; do
+        [ -n "$t" ] && [ "$a" != - ] || continue
+        ns_of a "$a"; ns_of b "$b"
+        s+=("$a") e+=("$b")
+    done <<<"$1"
+    [ ${#s[@]} -ge 2 ] || { echo -; return 0; }
+    a=$((s[0] > s[1] ? s[0] : s[1])) b=$((e[0] < e[1] ? e[0] : e[1]))
+    printf '%.6f\n' "$((b - a))e-6"
 }
 
 # threads_tested RUN: could run RUN show whether the kernels run at once?
@@ -428,14 +433,39 @@ threads_tested() {
     local view late
     view=$(threads_view "$1")
     is_true 'ov > 0' ov="$(threads_overlap "$view" | sed 's/^-$/0/')" && return 0
-    late=$({ sed 's/^/V\t/' <<<"$view"; tq "$1" list api:cudaLaunchKernel "${THREADS[@]}" | sed 's/^/A\t/'; } |
-        awk -F'\t' '$1 == "V" && $3 != "-" { n++; t[n] = $2; s[n] = $3; e[n] = $4; next }
-            $1 == "A" && !(($11) in call) { call[$11] = $3 }
-            END { if (n < 2) exit
-                  l = s[1] + 0 > s[2] + 0 ? 1 : 2; f = 3 - l
-                  if ((t[l] in call) && call[t[l]] + 0 >= e[f] + 0)
-                      printf "thread %d queued its kernel at %.2f ms, after thread %d%s kernel had ended at %.2f ms", l, call[t[l]], f, "\047s", e[f] }')
-    [ -z "$late" ] || { echo "$late"; return 1; }
+    # each thread's first cudaLaunchKernel's return, against the kernel of
+    # the other thread before it
+    local -A call=()
+    local f th=() s=() e=() l o x y
+    while IFS=$'\t' read -r -a f; do
+        [ -n "${f[0]:-}" ] && [ "${f[1]}" != - ] || continue
+        th+=("${f[0]}") s+=("${f[1]}") e+=("${f[2]}")
+    done <<<"$view"
+    [ ${#th[@]} -ge 2 ] || return 0
+    while IFS=$'\t' read -r -a f; do
+        [ -n "${f[9]:-}" ] && [ -z "${call[${f[9]}]:-}" ] && call[${f[9]}]=${f[1]}
+    done < <(tq "$1" list api:cudaLaunchKernel "${THREADS[@]}")
+    ns_of x "${s[0]}"; ns_of y "${s[1]}"
+    l=1 o=0
+    ((x <= y)) || l=0 o=1
+    [ -n "${call[${th[l]}]:-}" ] || return 0
+    ns_of x "${call[${th[l]}]}"; ns_of y "${e[o]}"
+    ((x >= y)) || return 0
+    printf "thread %d queued its kernel at %.2f ms, after thread %d's kernel had ended at %.2f ms\n" \
+        $((l + 1)) "${call[${th[l]}]}" $((o + 1)) "${e[o]}"
+    return 1
+}
+
+# kernels_words VIEW: each thread's kernel of a threads_view, in words
+# ("thread 1 2.00-3.50 ms, thread 2 ...")
+kernels_words() {
+    local f n=0 sep=""
+    while IFS=$'\t' read -r -a f; do
+        n=$((n + 1))
+        [ "${f[1]:-}" != - ] || continue
+        printf '%sthread %d %.2f-%.2f ms' "$sep" "$n" "${f[1]}" "${f[2]}"
+        sep=", "
+    done <<<"$1"
 }
 
 # threads_at_once RUN: the two threads' kernels overlapped in run RUN, or the
@@ -450,7 +480,7 @@ threads_at_once() {
     threads_tested "$1" >/dev/null || return 0
     say_fail \
         "thread 1's kernel and thread 2's kernel running at the same time" \
-        "one after the other: $(awk -F'\t' '$2 != "-" { printf "%sthread %d %.2f-%.2f ms", (NR > 1 ? ", " : ""), NR, $2, $3 }' <<<"$view")" \
+        "one after the other: $(kernels_words "$view")" \
         "$(hint_of "$(ran_elsewhere "$1" per-thread "${THREADS[@]}")" \
             "it waits for the other thread's per-thread stream, and that stream for it; give every call the stream cudaStreamPerThread (TODO 3)" \
             "a kernel on stream 0 (crunch(j, 0)) is on the legacy default stream: it waits for the other thread's per-thread stream, and that stream for it (TODO 3)")"

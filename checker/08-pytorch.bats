@@ -81,9 +81,8 @@ EOF
 # one parse (streamtrace query queued) and kept: a check reads its lines
 # with bash alone.
 queued() {
-    local run=${QUEUED_RUN:-main} p="$1"$'\t'"${2:-1}"$'\t' line lines=() all
-    tq_in all "$run" queued
-    mapfile -t lines <<<"$all"
+    local run=${QUEUED_RUN:-main} p="$1"$'\t'"${2:-1}"$'\t' line lines=()
+    tq_lines lines "$run" queued
     for line in "${lines[@]}"; do
         [[ $line == "$p"* ]] && printf '%s\n' "${line#"$p"}"
     done

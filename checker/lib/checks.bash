@@ -838,6 +838,34 @@ tq_in() {
     _tq_v=$(tq "$@")
 }
 
+# tq_file VAR RUN QUESTION...: VAR = a file that holds tq RUN QUESTION...'s
+# answer (the kept one, asked if need be), for a check that walks its lines:
+# `while read ...; done <"$f"` reads a file a line a call, where a pipe or a
+# here-string (`< <(tq ...)`, `<<<"$answer"`) is read a byte a call (a list
+# of a run's calls: tens of thousands of reads)
+tq_file() {
+    local -n _tf_p=$1
+    local _tf_k
+    shift
+    q_key _tf_k "${*:2}"
+    _tf_p="$RUNS/$1.q/$_tf_k"
+    [ ${#_tf_k} -le 200 ] && { kept_ok "$_tf_p" "$RUNS/$1.trace" ||
+        { tq "$@" >/dev/null; kept_ok "$_tf_p" "$RUNS/$1.trace"; }; } && return 0
+    # not kept (a question too long to name a file): a file of its own
+    _tf_p="$RUNS/$1.tq.$BASHPID.$RANDOM"
+    tq "$@" >"$_tf_p"
+}
+
+# tq_lines ARRAY RUN QUESTION...: ARRAY = the lines of tq RUN QUESTION...,
+# in this shell, read from tq_file's file
+tq_lines() {
+    local -n _tq_a=$1
+    local _tq_f
+    shift
+    tq_file _tq_f "$@"
+    mapfile -t _tq_a <"$_tq_f"
+}
+
 # tq_line ARRAY RUN LINE QUESTION...: ARRAY = the tab-separated fields of
 # the LINEth line (1 the first) of tq RUN QUESTION..., none where there is
 # no such line; in this shell, as tq_in.
