@@ -179,14 +179,16 @@ your_run() {
 # events): "K DIR BYTES FROM TO WINDOW INSIDE" a line, K the kind's number
 # (1 the first of KINDS), "-" where there is no event.
 series_copies() {
-    local kind=($KINDS) f k n s x a=() b=()
+    local kind=($KINDS) f k n s x a=() b=() fl
+    tq_file fl "$1" list nvtx
     while IFS=$'\t' read -r -a f; do
         for ((k = 0; k < ${#kind[@]}; k++)); do
             [ "${f[5]:-}" = "${kind[k]}" ] || continue
             ns_of x "${f[0]}"; a[k]=$x
             ns_of x "${f[1]}"; b[k]=$x
         done
-    done < <(tq "$1" list nvtx)
+    done <"$fl"
+    tq_file fl "$1" events copy
     while IFS=$'\t' read -r -a f; do
         n=${#f[@]}
         ((n >= 11)) || continue
@@ -196,7 +198,19 @@ series_copies() {
             echo "$((k + 1)) ${f[5]} ${f[6]} ${f[n - 4]} ${f[n - 3]} ${f[n - 2]} ${f[n - 1]}"
             break
         done
-    done < <(tq "$1" events copy)
+    done <"$fl"
+}
+
+# series_file VAR RUN: VAR = a file of series_copies RUN's lines, made once
+# a run and kept beside its trace (a check reads it a line a call)
+series_file() {
+    local -n _sf_v=$1
+    _sf_v="$RUNS/$2.trace.series"
+    kept_ok "$_sf_v" "$RUNS/$2.trace" && return 0
+    run_kept "$RUNS/$2.trace" series series_copies "$2" >/dev/null
+    kept_ok "$_sf_v" "$RUNS/$2.trace" && return 0
+    _sf_v="$RUNS/$2.series.$BASHPID.$RANDOM"
+    series_copies "$2" >"$_sf_v"
 }
 
 # figure_6 VAR FIGURE: VAR = a printed figure in millionths (an integer
@@ -222,7 +236,8 @@ figure_6() {
 # (a byte a ns is a GB/s).
 bw_mismatches() {
     local kind=($KINDS) dir=(H2D D2H) k d bytes from to ms inside key w x j p best label
-    local t6 tol6 p6 ms_ns rel6 abs_ns nbad=0 f keep=${KEEP_RUNS:+$KEEP_RUNS/event-times.txt}
+    local t6 tol6 p6 ms_ns rel6 abs_ns nbad=0 f keep=${KEEP_RUNS:+$KEEP_RUNS/event-times.txt} sf
+    series_file sf "$1"
     local -A nw=() win=() n=() wms=() win_in=()
     [ -z "$keep" ] || mkdir -p "$KEEP_RUNS"
     ns_of rel6 "$EVENT_TOL_REL"; ns_of abs_ns "$EVENT_TOL_MS"
@@ -235,7 +250,7 @@ bw_mismatches() {
             win[$key ${nw[$key]}]=$w wms[$w]=$ms win_in[$w]=$inside
         fi
         n[$w]=$((${n[$w]:-0} + 1))
-    done < <(series_copies "$1")
+    done <"$sf"
     while read -r -a f; do
         for ((k = 1; k <= ${#kind[@]}; k++)); do
             for j in 0 1; do
@@ -280,7 +295,8 @@ bw_mismatches() {
 # unit, not a timing, is wrong); else nothing. In millionths, as above.
 unit_slip() {
     bw_mismatches "$1" >/dev/null 2>&1 || return 0
-    local k d bytes from to ms inside key x f q p6 r6 lo="" hi="" m6 why=""
+    local k d bytes from to ms inside key x f q p6 r6 lo="" hi="" m6 why="" sf
+    series_file sf "$1"
     local -A cnt=() ums=() uin=()
     # the copies of one series, direction and size between the same two events
     while read -r k d bytes from to ms inside; do
@@ -289,7 +305,7 @@ unit_slip() {
         ((x > 5000000)) || continue
         key="$k $d $bytes $from"
         cnt[$key]=$((${cnt[$key]:-0} + 1)) ums[$key]=$x uin[$key]=$inside
-    done < <(series_copies "$1")
+    done <"$sf"
     # each printed figure over the one its reps timed copies give
     while read -r -a f; do
         for key in "${!cnt[@]}"; do

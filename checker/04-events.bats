@@ -58,29 +58,32 @@ busy_ms() { tq main durations kernel:busy_kernel | sed -n "${1}p"; }
 # between as "NAME xCOUNT" (or "-"); then how long after the producer's end the
 # consumer was queued, in ms (negative: while the producer still ran).
 between_launches() {
-    local f x pk="" pe pc="" ck="" cc="" lo hi key found="" keys=() ws=() we=() wk=() i
+    local f x pk="" pe pc="" ck="" cc="" lo hi key found="" keys=() ws=() we=() wk=() i sel fl
     local -A as=() n=()
     # the host's waits (a stream wait aside), by start and end
-    while IFS=$'\t' read -r -a f; do
-        case ${f[3]}:${f[5]} in
-            kernel:producer_kernel*)
-                ns_of x "${f[0]}"
-                [ -n "$pk" ] && ((x >= pk)) || { pk=$x pc=${f[10]}; ns_of pe "${f[1]}"; } ;;
-            kernel:consumer_kernel*)
-                ns_of x "${f[0]}"
-                [ -n "$ck" ] && ((x >= ck)) || ck=$x cc=${f[10]} ;;
-            api:*) ns_of x "${f[0]}"; as[${f[10]}]=$x ;;&
-            sync:wait) ;;
-            sync:*) wk+=("sync:${f[5]}") ;;&
-            api:*Synchronize | api:cudaMemcpy | api:cudaMemset | api:cudaStreamQuery | api:cudaEventQuery)
-                wk+=("${f[5]}") ;;&
-            sync:* | api:*)
-                if [ ${#wk[@]} -gt ${#ws[@]} ]; then
-                    ns_of x "${f[0]}"; ws+=("$x")
-                    ns_of x "${f[1]}"; we+=("$x")
-                fi ;;
-        esac
-    done < <(records main kernel sync api)
+    for sel in kernel sync api; do
+        tq_file fl main corr "$sel"
+        while IFS=$'\t' read -r -a f; do
+            case ${f[3]}:${f[5]} in
+                kernel:producer_kernel*)
+                    ns_of x "${f[0]}"
+                    [ -n "$pk" ] && ((x >= pk)) || { pk=$x pc=${f[10]}; ns_of pe "${f[1]}"; } ;;
+                kernel:consumer_kernel*)
+                    ns_of x "${f[0]}"
+                    [ -n "$ck" ] && ((x >= ck)) || ck=$x cc=${f[10]} ;;
+                api:*) ns_of x "${f[0]}"; as[${f[10]}]=$x ;;&
+                sync:wait) ;;
+                sync:*) wk+=("sync:${f[5]}") ;;&
+                api:*Synchronize | api:cudaMemcpy | api:cudaMemset | api:cudaStreamQuery | api:cudaEventQuery)
+                    wk+=("${f[5]}") ;;&
+                sync:* | api:*)
+                    if [ ${#wk[@]} -gt ${#ws[@]} ]; then
+                        ns_of x "${f[0]}"; ws+=("$x")
+                        ns_of x "${f[1]}"; we+=("$x")
+                    fi ;;
+            esac
+        done <"$fl"
+    done
     [ -n "$pc" ] && [ -n "$cc" ] && [ -n "${as[$pc]:-}" ] && [ -n "${as[$cc]:-}" ] || { echo missing; return 0; }
     lo=${as[$pc]} hi=${as[$cc]}
     for ((i = 0; i < ${#wk[@]}; i++)); do
@@ -205,19 +208,22 @@ event_time() {
 # of the host (T its start).
 part1() {
     local -A ki=() sy=() as=()
-    local id k y f x i j n c=() ks=() ke=() st=() l=() w=()
+    local id k y f x i j n c=() ks=() ke=() st=() l=() w=() sel fl
     while read -r id k _ y _; do ki[$id]=$k sy[$id]=$y; done < <(tq "$1" streams)
-    while IFS=$'\t' read -r -a f; do
-        case ${f[3]}:${f[5]} in
-            kernel:busy_kernel*)
-                c+=("${f[10]}") st+=("${f[4]}")
-                ns_of x "${f[0]}"; ks+=("$x")
-                ns_of x "${f[1]}"; ke+=("$x") ;;
-            api:*)
-                ns_of x "${f[0]}"; as[${f[10]}]=$x
-                [[ ${f[5]} != *Synchronize ]] || w+=("$x") ;;
-        esac
-    done < <(records "$1" kernel:busy_kernel api)
+    for sel in kernel:busy_kernel api; do
+        tq_file fl "$1" corr "$sel"
+        while IFS=$'\t' read -r -a f; do
+            case ${f[3]}:${f[5]} in
+                kernel:busy_kernel*)
+                    c+=("${f[10]}") st+=("${f[4]}")
+                    ns_of x "${f[0]}"; ks+=("$x")
+                    ns_of x "${f[1]}"; ke+=("$x") ;;
+                api:*)
+                    ns_of x "${f[0]}"; as[${f[10]}]=$x
+                    [[ ${f[5]} != *Synchronize ]] || w+=("$x") ;;
+            esac
+        done <"$fl"
+    done
     n=${#c[@]}
     for ((i = 0; i < n; i++)); do l[i]=${as[${c[i]}]:-${ks[i]}}; done
     # by launch: insertion sort (7 kernels)
@@ -353,8 +359,9 @@ waited_before_polling() {
     tq_field k0 main 7 1 list kernel:busy_kernel
     tq_field p0 main 1 1 list nvtx:polling
     [ -n "$k0" ] && [ -n "$p0" ] || return 0
-    local a b d f k p
+    local a b d f k p fl
     ns_of k "$k0"; ns_of p "$p0"
+    tq_file fl main list api
     while IFS=$'\t' read -r a b d _ _ f _; do
         [[ $f == *Synchronize ]] || continue
         ns_of a "$a"; ns_of b "$b"; ns_of d "$d"
@@ -362,7 +369,7 @@ waited_before_polling() {
             printf 'the host sat in %s for %.3g ms of the kernel, before the loop began' "$f" "$((b - (a > k ? a : k)))e-6"
             return 0
         fi
-    done < <(tq main list api)
+    done <"$fl"
 }
 
 # The polling loop is an NVTX range "polling"; the polled kernel is the only
@@ -487,17 +494,20 @@ first_call() {
 # consumer's stream.
 part3_waits() {
     local -A yt=() ys=() ms=() cp=()
-    local f calls=() pc="" qc="" qs="" c m1 m2 mst="" after=0 w=""
-    while IFS=$'\t' read -r -a f; do
-        case ${f[3]}:${f[5]} in
-            api:*) calls+=("${f[10]}") ;;
-            sync:*) yt[${f[10]}]=${f[5]} ys[${f[10]}]=${f[4]} ;;
-            memset:*) ms[${f[10]}]=${f[4]} ;;
-            copy:*) cp[${f[10]}]=1 ;;
-            kernel:producer_kernel*) [ -n "$pc" ] || pc=${f[10]} ;;
-            kernel:consumer_kernel*) [ -n "$qc" ] || qc=${f[10]} qs=${f[4]} ;;
-        esac
-    done < <(records "$1" api sync memset d2h kernel)
+    local f calls=() pc="" qc="" qs="" c m1 m2 mst="" after=0 w="" sel fl
+    for sel in api sync memset d2h kernel; do
+        tq_file fl "$1" corr "$sel"
+        while IFS=$'\t' read -r -a f; do
+            case ${f[3]}:${f[5]} in
+                api:*) calls+=("${f[10]}") ;;
+                sync:*) yt[${f[10]}]=${f[5]} ys[${f[10]}]=${f[4]} ;;
+                memset:*) ms[${f[10]}]=${f[4]} ;;
+                copy:*) cp[${f[10]}]=1 ;;
+                kernel:producer_kernel*) [ -n "$pc" ] || pc=${f[10]} ;;
+                kernel:consumer_kernel*) [ -n "$qc" ] || qc=${f[10]} qs=${f[4]} ;;
+            esac
+        done <"$fl"
+    done
     [ -n "$pc" ] && [ -n "$qc" ] || { printf 'no producer or consumer\t-\n'; return 0; }
     # the calls in time order (as the trace lists them)
     m1="no cudaMemset before the producer" m2="no copy back after the consumer"

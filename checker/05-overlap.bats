@@ -143,12 +143,13 @@ why_serial() {
     created=$(tq "$1" streams gpu "${w[@]}" | grep -c created)
     [ "${created:-0}" = 1 ] && { echo "all its chunks ran on one stream, which runs them one after the other: chunk c goes to p->streams[c % p->nstreams]"; return 0; }
     local -A c=()
-    local f x n=0 s="" names=()
+    local f x n=0 s="" names=() fl
+    tq_file fl "$1" list api "${w[@]}"
     while IFS=$'\t' read -r -a f; do
         [[ ${f[5]:-} == *Synchronize ]] || continue
         [ -n "${c[${f[5]}]:-}" ] || names+=("${f[5]}")
         n=$((n + 1)) c[${f[5]}]=$((${c[${f[5]}]:-0} + 1))
-    done < <(tq "$1" list api "${w[@]}")
+    done <"$fl"
     # in the order of their first calls
     for x in "${names[@]}"; do s+="${s:+, }$x x${c[$x]}"; done
     waits=""
@@ -259,13 +260,14 @@ UNEVEN=(uneven_depth_first uneven_breadth_first)
 # mutate, once on an H200 beside other checkers).
 streams_of() {
     local -A kind=() used=()
-    local id k f s
+    local id k f s fl
     while read -r id k _; do kind[$id]=$k; done < <(tq "$1" streams gpu)
+    tq_file fl "$1" list gpu --window 'nvtx:uneven*' --whole
     while IFS=$'\t' read -r -a f; do
         [ "${f[3]:-memset}" != memset ] || continue
         k=0; [ "${f[3]}" != kernel ] || k=1
         used[${f[4]}]=$((${used[${f[4]}]:-0} + k))
-    done < <(tq "$1" list gpu --window 'nvtx:uneven*' --whole)
+    done <"$fl"
     for s in "${!used[@]}"; do echo "${kind[$s]:-unknown} ${used[$s]}"; done | sort -k2,2nr
 }
 
