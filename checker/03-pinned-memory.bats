@@ -168,12 +168,6 @@ your_run() {
         "malloc memory becomes page-locked (PINNED in the trace) only after cudaHostRegister (TODO 4)"
 }
 
-# Each printed figure is bytes * reps / (cudaEventElapsedTime between the
-# start and stop events around the reps copies). The trace has the GPU's own
-# stamp of both events: the same interval, read twice, so the two agree
-# (same_gpu_time's tolerance, + the printed rounding) however busy the GPU
-# was, and a unit slip (MiB for MB: 4.9%) shows on the larger sizes. The events must enclose exactly the reps
-# timed copies of that row: not the warm-up, not another size.
 # series_copies RUN: each copy of RUN inside the NVTX range of one of the
 # KINDS, with the CUDA events around it on its stream (streamtrace query
 # events): "K DIR BYTES FROM TO WINDOW INSIDE" a line, K the kind's number
