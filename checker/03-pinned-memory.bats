@@ -198,13 +198,7 @@ series_copies() {
 # series_file VAR RUN: VAR = a file of series_copies RUN's lines, made once
 # a run and kept beside its trace (a check reads it a line a call)
 series_file() {
-    local -n _sf_v=$1
-    _sf_v="$RUNS/$2.trace.series"
-    kept_ok "$_sf_v" "$RUNS/$2.trace" && return 0
-    run_kept "$RUNS/$2.trace" series series_copies "$2" >/dev/null
-    kept_ok "$_sf_v" "$RUNS/$2.trace" && return 0
-    _sf_v="$RUNS/$2.series.$BASHPID.$RANDOM"
-    series_copies "$2" >"$_sf_v"
+    kept_file "$1" "$RUNS/$2.trace.series" "$RUNS/$2.trace" run_kept "$RUNS/$2.trace" series series_copies "$2"
 }
 
 # figure_6 VAR FIGURE: VAR = a printed figure in millionths (an integer

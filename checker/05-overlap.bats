@@ -450,8 +450,7 @@ printed_times() {
             [ -n "$best" ] && ((b - a >= best)) || best=$((b - a))
         done <<<"$all"
         t=""
-        if [ -n "$best" ] && ((best >= 0)); then printf -v t '%d.%06d' $((best / 1000000)) $((best % 1000000))
-        elif [ -n "$best" ]; then t=$(calc 'x / 1e6' x="$best"); fi
+        [ -z "$best" ] || printf -v t '%.6f' "${best}e-6"
         kept_time "$fig" "$v" "$t"
         same_gpu_time "$v" "$t" || { say_fail \
             "$fig = the GPU's time between $what, $(fmt "$t") ms, the best of the runs (within 0.5% + 0.1 ms)" \

@@ -351,6 +351,19 @@ put() {
     return "$_rc"
 }
 
+# kept_file VAR FILE SRC CMD...: VAR = FILE, kept (newer than SRC) or made by
+# CMD, which prints what FILE holds and keeps it there (tq, run_kept); where
+# CMD could not keep it, a file of the run's own with what CMD printed
+kept_file() {
+    local -n _kf_v=$1
+    _kf_v=$2
+    kept_ok "$2" "$3" && return 0
+    "${@:4}" >/dev/null
+    kept_ok "$2" "$3" && return 0
+    _kf_v="$RUNS/kept.$BASHPID.$RANDOM"
+    "${@:4}" >"$_kf_v"
+}
+
 # run_kept FILE WHAT CMD...: what CMD prints of a run's FILE, made once
 # (FILE.WHAT, newer than FILE: a run made again makes it again), then read
 # with no process. CMD's status is kept too (FILE.WHAT.rc) and returned; a
@@ -844,16 +857,9 @@ tq_in() {
 # here-string (`< <(tq ...)`, `<<<"$answer"`) is read a byte a call (a list
 # of a run's calls: tens of thousands of reads)
 tq_file() {
-    local -n _tf_p=$1
     local _tf_k
-    shift
-    q_key _tf_k "${*:2}"
-    _tf_p="$RUNS/$1.q/$_tf_k"
-    [ ${#_tf_k} -le 200 ] && { kept_ok "$_tf_p" "$RUNS/$1.trace" ||
-        { tq "$@" >/dev/null; kept_ok "$_tf_p" "$RUNS/$1.trace"; }; } && return 0
-    # not kept (a question too long to name a file): a file of its own
-    _tf_p="$RUNS/$1.tq.$BASHPID.$RANDOM"
-    tq "$@" >"$_tf_p"
+    q_key _tf_k "${*:3}"
+    kept_file "$1" "$RUNS/$2.q/$_tf_k" "$RUNS/$2.trace" tq "${@:2}"
 }
 
 # tq_lines ARRAY RUN QUESTION...: ARRAY = the lines of tq RUN QUESTION...,

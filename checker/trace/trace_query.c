@@ -252,7 +252,8 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
-static int ustream_cmp(const void *pa, const void *pb)
+/* two uint32_t: stream ids, correlation ids */
+static int u32_cmp(const void *pa, const void *pb)
 {
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
 	return a < b ? -1 : a > b;
@@ -593,12 +594,6 @@ static int qline_cmp(const void *pa, const void *pb)
 	if (a->at != b->at)
 		return a->at < b->at ? -1 : 1;
 	return strcmp(a->text, b->text);
-}
-
-static int u32_cmp(const void *pa, const void *pb)
-{
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	return a < b ? -1 : a > b;
 }
 
 /* corr -> start of the runtime call of that correlation id (the last one) */
@@ -1028,7 +1023,7 @@ int query_main(const struct trace *t, int argc, char **argv)
 		for (size_t i = 0; i < na; i++)
 			if (a[i]->stream != NO_STREAM)
 				ids[n++] = a[i]->stream;
-		qsort(ids, n, sizeof *ids, ustream_cmp);
+		qsort(ids, n, sizeof *ids, u32_cmp);
 		for (size_t i = 0; i < n; i++)
 			if (i == 0 || ids[i] != ids[i - 1]) {
 				struct stream_decl d = trace_stream(t, ids[i]);
