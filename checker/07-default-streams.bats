@@ -222,47 +222,70 @@ start_after_end() {
     done
 }
 
-# parts_view [RUN]: the parts of run RUN (default main), from its trace's
-# records (times in ms from the trace's first record), one line each:
-#   R  NAME START END                 each part's NVTX range ("part1_kinds"...)
-#   Q  CALL_START CALL_END THREAD KIND STREAM WHAT
-#                                     each copy, kernel and memset, with the
-#                                     runtime call that queued it (KIND: the
-#                                     stream's, default, per-thread, created;
-#                                     WHAT: "H2D copy", the kernel's name, "memset")
-#   W  START END THREAD NAME          each call that made the host wait for
-#                                     the GPU (its name ends in Synchronize)
-parts_view() {
-    local run=${1:-main}
-    { tq "$run" streams | awk '{ printf "S\t%s\t%s\n", $1, $2 }'
-      records "$run" nvtx api gpu; } | awk -F'\t' '
-        $1 == "S" { kind[$2] = $3; next }
-        $4 == "nvtx" && $6 ~ /^part[123]_/ { printf "R\t%s\t%s\t%s\n", $6, $1, $2; next }
-        $4 == "api" {
-            as[$11] = $1; ae[$11] = $2; at[$11] = $10
-            if ($6 ~ /Synchronize$/) printf "W\t%s\t%s\t%s\t%s\n", $1, $2, $10, $6
-            next
-        }
-        $4 == "copy" { n++; c[n] = $11; s[n] = $5; w[n] = $6 " copy" }
-        $4 == "kernel" { n++; c[n] = $11; s[n] = $5; w[n] = $6; sub(/\(.*/, "", w[n]) }
-        $4 == "memset" { n++; c[n] = $11; s[n] = $5; w[n] = "memset" }
-        END {
-            for (i = 1; i <= n; i++)
-                if (c[i] in as)
-                    printf "Q\t%s\t%s\t%s\t%s\t%s\t%s\n", as[c[i]], ae[c[i]], at[c[i]], \
-                        (s[i] in kind) ? kind[s[i]] : "unknown", s[i], w[i]
-        }'
+# stream_on VAR KIND STREAM: VAR = a stream in words, as the hints name it
+# ("the legacy default stream (7)", "a created stream (13)")
+stream_on() {
+    case $2 in
+        default) printf -v "$1" 'the legacy default stream (%s)' "$3" ;;
+        per-thread) printf -v "$1" 'a per-thread default stream (%s)' "$3" ;;
+        created) printf -v "$1" 'a created stream (%s)' "$3" ;;
+        *) printf -v "$1" 'stream %s (%s)' "$3" "$2" ;;
+    esac
 }
 
-# STREAM_WORDS: an awk function, on(KIND, STREAM), a stream in words.
-STREAM_WORDS='
-    function on(k, s) {
-        if (k == "default") return "the legacy default stream (" s ")"
-        if (k == "per-thread") return "a per-thread default stream (" s ")"
-        if (k == "created") return "a created stream (" s ")"
-        return "stream " s " (" k ")"
-    }
-'
+# given_elsewhere [RUN]: what of the given code of parts 1 and 2 ran on
+# another stream than it names, in words ("spin_legacy_kernel on a created
+# stream (13); part 2 as given: H2D copy on ..."); nothing where all ran
+# where it should. Each copy, kernel and memset is taken with the runtime
+# call that queued it (from the trace's records, by correlation id): part
+# 2's given version is the work whose calls were made in its NVTX range
+# "part2_legacy" (the last, where there are several).
+given_elsewhere() {
+    local run=${1:-main} file l x f r0="" r1="" st k w on out="" p2=""
+    local -A kind=() as=() said=()
+    local lines=()
+    tq_lines lines "$run" streams
+    for l in "${lines[@]}"; do
+        x=${l#* }
+        kind[${l%% *}]=${x%% *}
+    done
+    tq_file file "$run" corr nvtx
+    while IFS=$'\t' read -r -a f; do
+        [ "${f[5]:-}" = part2_legacy ] || continue
+        ns_of r0 "${f[0]}"; ns_of r1 "${f[1]}"
+    done <"$file"
+    tq_file file "$run" corr api
+    while IFS=$'\t' read -r -a f; do
+        ns_of x "${f[0]}"
+        as[${f[10]:--}]=$x
+    done <"$file"
+    tq_file file "$run" corr gpu
+    while IFS=$'\t' read -r -a f; do
+        [ -n "${as[${f[10]:--}]+x}" ] || continue
+        st=${as[${f[10]}]} k=${kind[${f[4]}]:-unknown}
+        case ${f[3]} in
+            copy) w="${f[5]} copy" ;;
+            kernel) w=${f[5]%%(*} ;;
+            memset) w=memset ;;
+            *) continue ;;
+        esac
+        stream_on on "$k" "${f[4]}"
+        l=()
+        [ "$w" = spin_legacy_kernel ] && [ "$k" != default ] && l+=("$w on $on")
+        [ "$w" = spin_per_thread_kernel ] && [ "$k" != per-thread ] && l+=("$w on $on")
+        for x in "${l[@]}"; do
+            [ -z "${said[$x]+x}" ] || continue
+            said[$x]=1 out+=${out:+; }$x
+        done
+        [ -n "$r0" ] && ((st >= r0 && st <= r1)) && [ "$k" != default ] || continue
+        x="$w on $on"
+        [ -z "${said[$x]+x}" ] || continue
+        said[$x]=1
+        if [ -z "$p2" ]; then p2="part 2 as given: $x"; else p2+=", $x"; fi
+    done <"$file"
+    [ -z "$p2" ] || [ -n "${said[$p2]+x}" ] || out+=${out:+; }$p2
+    printf '%s\n' "$out"
+}
 
 # The given code of parts 1 and 2 puts its work where the lesson needs it:
 # part 1's long kernel on the legacy default stream and one short kernel on
@@ -276,20 +299,7 @@ STREAM_WORDS='
     need_kernel spin_legacy_kernel || return 1
     need_kernel spin_per_thread_kernel || return 1
     local seen
-    seen=$(parts_view | awk -F'\t' "$STREAM_WORDS"'
-        $1 == "R" && $2 == "part2_legacy" { r0 = $3; r1 = $4; next }
-        $1 == "Q" { n++; st[n] = $2; k[n] = $5; s[n] = $6; w[n] = $7 }
-        function add(x) { if (!(x in said)) { said[x] = 1; out = out (out == "" ? "" : "; ") x } }
-        function add2(x) { if (!(x in said)) { said[x] = 1; p2 = p2 (p2 == "" ? "part 2 as given: " : ", ") x } }
-        END {
-            for (i = 1; i <= n; i++) {
-                if (w[i] == "spin_legacy_kernel" && k[i] != "default") add("spin_legacy_kernel on " on(k[i], s[i]))
-                if (w[i] == "spin_per_thread_kernel" && k[i] != "per-thread") add("spin_per_thread_kernel on " on(k[i], s[i]))
-                if (r0 != "" && st[i] >= r0 && st[i] <= r1 && k[i] != "default") add2(w[i] " on " on(k[i], s[i]))
-            }
-            if (p2 != "") add(p2)
-            print out
-        }')
+    seen=$(given_elsewhere)
     [ -z "$seen" ] || say_fail \
         "spin_legacy_kernel on the legacy default stream, spin_per_thread_kernel on a per-thread default stream, and every copy and kernel of part 2's given version on the legacy default stream" \
         "$seen" \
@@ -307,31 +317,38 @@ STREAM_WORDS='
 # record ran where ("H2D, kernel, D2H on per-thread stream 15"). The kernel
 # times are its first kernel's (ms), "-" without one.
 threads_view() {
-    { tq "${1:-main}" streams gpu "${THREADS[@]}" | tr ' ' '\t' | sed 's/^/S\t/'
-      tq "${1:-main}" list gpu "${THREADS[@]}" | sed 's/^/G\t/'; } |
-    awk -F'\t' '
-        $1 == "S" { kind[$2] = $3; sync[$2] = $5; next }
-        {
-            t = $11; s = $6
-            if (!(t in seen)) { seen[t] = 1; order[++n] = t; ks[t] = "-"; ke[t] = "-" }
-            if (!((t, s) in used)) { used[t, s] = 1; streams[t] = streams[t] (streams[t] == "" ? "" : ",") s ":" kind[s] }
-            what = $5 == "copy" ? $7 : $5
-            if (!((t, s, what) in have)) { have[t, s, what] = 1; on[t, s] = on[t, s] (on[t, s] == "" ? "" : ", ") what }
-            if ($5 == "kernel" && ks[t] == "-") { ks[t] = $2; ke[t] = $3 }
-        }
-        END {
-            for (i = 1; i <= n; i++) {
-                t = order[i]; w = ""
-                split(streams[t], ss, ",")
-                for (j = 1; j in ss; j++) {
-                    split(ss[j], p, ":")
-                    d = p[2] == "default" ? "the legacy default stream " p[1] : \
-                        p[2] == "per-thread" ? "per-thread stream " p[1] : p[2] " stream " p[1]
-                    w = w (w == "" ? "" : "; ") on[t, p[1]] " on " d
-                }
-                printf "%s\t%s\t%s\t%s\t%s\n", t, ks[t], ke[t], streams[t], w
-            }
-        }'
+    local run=${1:-main} file l x f t s what w id kd d
+    local -A kind=() used=() have=() on=() streams=() ks=() ke=()
+    local lines=() order=() ss=()
+    tq_lines lines "$run" streams gpu "${THREADS[@]}"
+    for l in "${lines[@]}"; do
+        x=${l#* }
+        kind[${l%% *}]=${x%% *}
+    done
+    tq_file file "$run" list gpu "${THREADS[@]}"
+    while IFS=$'\t' read -r -a f; do
+        t=${f[9]:--} s=${f[4]:--}
+        [ -n "${ks[$t]+x}" ] || { order+=("$t"); ks[$t]=- ke[$t]=-; }
+        [ -n "${used[$t,$s]+x}" ] || { used[$t,$s]=1; streams[$t]+=${streams[$t]:+,}$s:${kind[$s]:-}; }
+        what=${f[3]:-}
+        [ "$what" != copy ] || what=${f[5]:-}
+        [ -n "${have[$t,$s,$what]+x}" ] || { have[$t,$s,$what]=1; on[$t,$s]+=${on[$t,$s]:+, }$what; }
+        [ "${f[3]:-}" != kernel ] || [ "${ks[$t]}" != - ] || ks[$t]=${f[0]} ke[$t]=${f[1]}
+    done <"$file"
+    for t in "${order[@]}"; do
+        w=""
+        IFS=, read -r -a ss <<<"${streams[$t]}"
+        for x in "${ss[@]}"; do
+            id=${x%%:*} kd=${x#*:}
+            case $kd in
+                default) d="the legacy default stream $id" ;;
+                per-thread) d="per-thread stream $id" ;;
+                *) d="$kd stream $id" ;;
+            esac
+            w+="${w:+; }${on[$t,$id]} on $d"
+        done
+        printf '%s\t%s\t%s\t%s\t%s\n' "$t" "${ks[$t]}" "${ke[$t]}" "${streams[$t]}" "$w"
+    done
 }
 
 # threads_words VIEW: the view's threads in words, "thread 1: ...; thread 2: ...".
@@ -369,21 +386,34 @@ threads_words() {
 # thread_questions: for each host thread of part 2's own-stream version, its
 # round trip in the order it queued it (correlation ids): its first H2D copy,
 # kernel and D2H copy. One line a question, "QUESTION<TAB>WHAT IT ASKS": the
-# kernel ordered after the copy in, the copy back after the kernel.
+# copy back ordered after the kernel, the kernel after the copy in; thread
+# by thread in the order of their numbers (thread_numbers).
 thread_questions() {
-    { thread_numbers main | sed 's/^/N\t/'; tq main corr gpu "${THREADS[@]}"; } | awk -F'\t' '
-        $1 == "N" { tn[$2] = $3; next }
-        { t = $10; c = $11 + 0; w = $4 == "copy" ? $6 : $4
-          if (!(t in num)) num[t] = (t in tn) ? tn[t] : "?"
-          if ((w == "H2D" || w == "kernel" || w == "D2H") && (!((t, w) in first) || c < first[t, w])) first[t, w] = c }
-        END {
-            for (t in num) {
-                h = first[t, "H2D"]; k = first[t, "kernel"]; d = first[t, "D2H"]
-                if (h == "" || k == "" || d == "") continue
-                printf "order copy:%d kernel:%d\tthread %s: its kernel after its copy in\n", h, k, num[t]
-                printf "order kernel:%d copy:%d\tthread %s: its copy back after its kernel\n", k, d, num[t]
-            }
-        }' | sort -t $'\t' -k2,2
+    local file f t w c n h k d
+    local -A first=() seen=()
+    local order=() lines=()
+    tq_file file main corr gpu "${THREADS[@]}"
+    while IFS=$'\t' read -r -a f; do
+        t=${f[9]:--} c=${f[10]:-0} w=${f[3]:-}
+        [ "$w" != copy ] || w=${f[5]:-}
+        [ -n "${seen[$t]+x}" ] || { seen[$t]=1; order+=("$t"); }
+        case $w in H2D | kernel | D2H) ;; *) continue ;; esac
+        [ -n "${first[$t,$w]+x}" ] && ((c >= first[$t,$w])) || first[$t,$w]=$c
+    done <"$file"
+    # a thread that has no number last, as "thread ?"
+    tq_lines lines main threads
+    local -A num=()
+    for f in "${lines[@]}"; do num[${f%%$'\t'*}]=${f#*$'\t'}; done
+    for f in "${lines[@]}" ""; do
+        for t in "${order[@]}"; do
+            if [ -n "$f" ]; then [ "$t" = "${f%%$'\t'*}" ] || continue; n=${num[$t]}
+            else [ -z "${num[$t]+x}" ] || continue; n="?"; fi
+            h=${first[$t,H2D]:-} k=${first[$t,kernel]:-} d=${first[$t,D2H]:-}
+            [ -n "$h" ] && [ -n "$k" ] && [ -n "$d" ] || continue
+            printf 'order kernel:%d copy:%d\tthread %s: its copy back after its kernel\n' "$k" "$d" "$n"
+            printf 'order copy:%d kernel:%d\tthread %s: its kernel after its copy in\n' "$h" "$k" "$n"
+        done
+    done
 }
 
 # On one stream work runs in the order it was queued: a kernel queued before
@@ -553,48 +583,80 @@ thread_numbers() { tq "$1" threads; }
 # waited for the trace does not say: one that waited for another thread's
 # event, recorded only on that thread's stream, is taken as its own.)
 thread_waits() {
-    local run=${1:-main}
-    { thread_numbers "$run" | sed 's/^/N\t/'
-      { tq "$run" streams gpu "${THREADS[@]}"; tq "$run" streams sync "${THREADS[@]}"; } |
-          tr ' ' '\t' | sed 's/^/S\t/'
-      tq "$run" list gpu "${THREADS[@]}" | sed 's/^/G\t/'
-      tq "$run" list event "${THREADS[@]}" | sed 's/^/E\t/'
-      tq "$run" list sync "${THREADS[@]}" | sed 's/^/W\t/'; } |
-    awk -F'\t' '
-        $1 == "N" { num[$2] = $3; next }
-        $1 == "S" { kind[$2] = $3; nb[$2] = $5 == "non-blocking" ? " nb" : ""; next }
-        $1 == "G" { if (!(($6, $11) in on)) { on[$6, $11] = 1; users[$6]++; user[$6] = $11 }; next }
-        $1 == "E" { ne++; es[ne] = $6; et[ne] = $11; next }
-        $1 == "W" && $7 != "wait" { nw++; ws[nw] = $6; wy[nw] = $7; wt[nw] = $11 }
-        function own(s, t) { return kind[s] != "default" && users[s] == 1 && user[s] == t }
-        function lane(s) {
-            if (kind[s] == "per-thread" && users[s] >= 1) return "thread " num[user[s]] " default"
-            if (kind[s] == "per-thread") return "per-thread " s
-            return "stream " s nb[s]
-        }
-        END {
-            for (i = 1; i <= ne; i++) { evs[et[i]]++; if (!own(es[i], et[i])) evbad[et[i]]++ }
-            for (i = 1; i <= nw; i++) {
-                s = ws[i]; t = wt[i]; n = (t in num) ? num[t] : "?"
-                if (wy[i] == "context") {
-                    k = "device"; w = "the whole device"
-                } else if (wy[i] == "event") {
-                    if (evs[t] > 0 && evbad[t] == 0) { k = "own"; w = "an event it recorded on its own stream" }
-                    else { k = "event"; w = "an event it did not record on a stream of its own" }
-                } else if (s == "-" || s == "") {
-                    k = "other"; w = "something the trace does not name (a " wy[i] " wait)"
-                } else if (kind[s] == "default") {
-                    k = "legacy"; w = "the legacy default stream (stream 0)"
-                } else if (own(s, t)) {
-                    k = "own"; w = "its own stream (" lane(s) ")"
-                } else if (users[s] >= 1) {
-                    k = "other"; w = "stream " s ", where " (users[s] == 1 ? "thread " num[user[s]] "\047s" : "other threads\047") " work ran (" lane(s) ")"
-                } else {
-                    k = "empty"; w = "stream " s ", where none of its copies and kernels ran"
-                }
-                printf "%s\t%d\t%s\t%s\n", n, k == "own", k, w
-            }
-        }'
+    local run=${1:-main} file l x f s t n k w ok
+    local -A num=() kind=() nb=() on=() users=() user=() evs=() evbad=()
+    local lines=() more=() ws=() wy=() wt=()
+    tq_lines lines "$run" threads
+    for l in "${lines[@]}"; do num[${l%%$'\t'*}]=${l#*$'\t'}; done
+    tq_lines lines "$run" streams gpu "${THREADS[@]}"
+    tq_lines more "$run" streams sync "${THREADS[@]}"
+    lines+=("${more[@]}")
+    for l in "${lines[@]}"; do
+        read -r -a f <<<"$l"
+        kind[${f[0]}]=${f[1]:-}
+        [ "${f[3]:-}" = non-blocking ] && nb[${f[0]}]=" nb" || nb[${f[0]}]=""
+    done
+    tq_file file "$run" list gpu "${THREADS[@]}"
+    while IFS=$'\t' read -r -a f; do
+        s=${f[4]:--} t=${f[9]:--}
+        [ -z "${on[$s,$t]+x}" ] || continue
+        on[$s,$t]=1 users[$s]=$((${users[$s]:-0} + 1)) user[$s]=$t
+    done <"$file"
+    tq_file file "$run" list event "${THREADS[@]}"
+    while IFS=$'\t' read -r -a f; do
+        s=${f[4]:--} t=${f[9]:--}
+        evs[$t]=$((${evs[$t]:-0} + 1))
+        thread_owns "$s" "$t" || evbad[$t]=$((${evbad[$t]:-0} + 1))
+    done <"$file"
+    tq_file file "$run" list sync "${THREADS[@]}"
+    while IFS=$'\t' read -r -a f; do
+        [ "${f[5]:-}" != wait ] || continue
+        ws+=("${f[4]:-}") wy+=("${f[5]:-}") wt+=("${f[9]:--}")
+    done <"$file"
+    for x in "${!ws[@]}"; do
+        s=${ws[x]} t=${wt[x]} n=${num[$t]:-?}
+        if [ "${wy[x]}" = context ]; then
+            k=device w="the whole device"
+        elif [ "${wy[x]}" = event ]; then
+            if ((${evs[$t]:-0} > 0 && ${evbad[$t]:-0} == 0)); then
+                k=own w="an event it recorded on its own stream"
+            else
+                k=event w="an event it did not record on a stream of its own"
+            fi
+        elif [ "$s" = - ] || [ -z "$s" ]; then
+            k=other w="something the trace does not name (a ${wy[x]} wait)"
+        elif [ "${kind[$s]:-}" = default ]; then
+            k=legacy w="the legacy default stream (stream 0)"
+        elif thread_owns "$s" "$t"; then
+            stream_lane l "$s"
+            k=own w="its own stream ($l)"
+        elif ((${users[$s]:-0} >= 1)); then
+            stream_lane l "$s"
+            k=other w="stream $s, where "
+            if [ "${users[$s]}" = 1 ]; then w+="thread ${num[${user[$s]}]:-}'s"; else w+="other threads'"; fi
+            w+=" work ran ($l)"
+        else
+            k=empty w="stream $s, where none of its copies and kernels ran"
+        fi
+        ok=0
+        [ "$k" != own ] || ok=1
+        printf '%s\t%d\t%s\t%s\n' "$n" "$ok" "$k" "$w"
+    done
+}
+
+# thread_owns STREAM THREAD: STREAM is THREAD's own (thread_waits: not the
+# legacy default stream, and only THREAD's work ran there)
+thread_owns() { [ "${kind[$1]:-}" != default ] && [ "${users[$1]:-0}" = 1 ] && [ "${user[$1]:-}" = "$2" ]; }
+
+# stream_lane VAR STREAM: VAR = STREAM as the drawing names it (thread_waits)
+stream_lane() {
+    if [ "${kind[$2]:-}" = per-thread ] && ((${users[$2]:-0} >= 1)); then
+        printf -v "$1" 'thread %s default' "${num[${user[$2]}]:-}"
+    elif [ "${kind[$2]:-}" = per-thread ]; then
+        printf -v "$1" 'per-thread %s' "$2"
+    else
+        printf -v "$1" 'stream %s%s' "$2" "${nb[$2]:-}"
+    fi
 }
 
 # waits_hint WAIT: the hint for the first wrong wait (a line of thread_waits),
@@ -688,44 +750,62 @@ waits_hint() {
 # chunk before it on each). A count that is off, or no range: one line
 # "-<TAB>what is wrong".
 clear_questions() {
-    records main nvtx:part3_pipeline gpu | awk -F'\t' '
-        $4 == "nvtx" { if (lo == "") { lo = $1 + 0; hi = $2 + 0 }; next }
-        { n++; ty[n] = $4 == "copy" ? $6 : $4; st[n] = $1 + 0; sm[n] = $5; co[n] = $11 + 0; by[n] = $7 + 0 }
-        END {
-            if (lo == "") { print "-\tno NVTX range part3_pipeline"; exit }
-            # (a record CUPTI stamped up to 5 us before the range began is
-            # in it: the first clear starts within microseconds of its call,
-            # and CUPTI can stamp it just before the push: checker/README.md)
-            m = 0
-            for (i = 1; i <= n; i++)
-                if (st[i] >= lo - 0.005 && st[i] <= hi && (ty[i] == "memset" || ty[i] == "kernel" || ty[i] == "D2H"))
-                    idx[++m] = i
-            for (i = 2; i <= m; i++)            # by correlation id: the order of the calls
-                for (j = i; j > 1 && co[idx[j]] < co[idx[j - 1]]; j--) { x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x }
-            nm = nk = 0
-            for (i = 1; i <= m; i++) {
-                r = idx[i]
-                if (ty[r] == "memset") M[++nm] = r
-                else if (ty[r] == "kernel") { K[++nk] = r; B[nk] = "" }
-                else if (nk > 0 && B[nk] == "") B[nk] = r
-            }
-            if (nk == 0) { print "-\tno kernel in the pipeline"; exit }
-            if (nm != nk) { printf "-\t%d clears (memsets) for %d chunks (kernels): one per chunk, please\n", nm, nk; exit }
-            for (k = 1; k <= nk; k++) {
-                mk = M[k]; kk = K[k]
-                printf "order memset:%d kernel:%d\tchunk %d: its clear before its kernel\n", co[mk], co[kk], k - 1
-                wide = B[k] != "" && by[mk] > by[B[k]]
-                delete done
-                for (j = k - 1; j >= 1; j--) {
-                    s = sm[K[j]]
-                    if (s in done || B[j] == "" || (s != sm[kk] && !wide)) continue
-                    done[s] = 1
-                    printf "order copy:%d memset:%d\tchunk %d: its clear after chunk %d, before it on stream %s%s, copied its bins back\n", \
-                        co[B[j]], co[mk], k - 1, j - 1, s, (s == sm[kk] ? " with the same scratch" : \
-                        sprintf(" (the clear of %d bytes is larger than the %d of a chunk%s bins: it clears that stream%s scratch too)", by[mk], by[B[k]], "\047s", "\047s"))
-                }
-            }
-        }'
+    local file f lo="" hi="" x i j k r s nm=0 nk=0 mk kk wide suffix
+    local ty=() st=() sm=() co=() by=() idx=() M=() K=() B=()
+    local -A went=()
+    tq_file file main corr nvtx:part3_pipeline
+    while IFS=$'\t' read -r -a f; do
+        [ -z "$lo" ] || break
+        ns_of lo "${f[0]}"; ns_of hi "${f[1]}"
+    done <"$file"
+    [ -n "$lo" ] || { printf -- '-\tno NVTX range part3_pipeline\n'; return 0; }
+    # the clears, kernels and D2H copies in the range (a record CUPTI
+    # stamped up to 5 us before the range began is in it: the first clear
+    # starts within microseconds of its call, and CUPTI can stamp it just
+    # before the push: checker/README.md), by correlation id: the order of
+    # the calls
+    tq_file file main corr gpu
+    i=0
+    while IFS=$'\t' read -r -a f; do
+        x=${f[3]:-}
+        [ "$x" != copy ] || x=${f[5]:-}
+        case $x in memset | kernel | D2H) ;; *) continue ;; esac
+        ns_of r "${f[0]}"
+        ((r >= lo - 5000 && r <= hi)) || continue
+        i=$((i + 1))
+        ty[i]=$x sm[i]=${f[4]:-} co[i]=${f[10]:-0} by[i]=${f[6]:-}
+        [[ ${by[i]} =~ ^[0-9]+$ ]] || by[i]=0
+        idx[co[i] * 100000 + i]=$i
+    done <"$file"
+    for r in "${idx[@]}"; do
+        case ${ty[r]} in
+            memset) M[++nm]=$r ;;
+            kernel) K[++nk]=$r B[nk]="" ;;
+            *) ((nk > 0)) && [ -z "${B[nk]}" ] && B[nk]=$r ;;
+        esac
+    done
+    ((nk > 0)) || { printf -- '-\tno kernel in the pipeline\n'; return 0; }
+    ((nm == nk)) || { printf -- '-\t%d clears (memsets) for %d chunks (kernels): one per chunk, please\n' "$nm" "$nk"; return 0; }
+    for ((k = 1; k <= nk; k++)); do
+        mk=${M[k]} kk=${K[k]}
+        printf 'order memset:%d kernel:%d\tchunk %d: its clear before its kernel\n' "${co[mk]}" "${co[kk]}" $((k - 1))
+        wide=0
+        [ -z "${B[k]}" ] || ((by[mk] <= by[B[k]])) || wide=1
+        went=()
+        for ((j = k - 1; j >= 1; j--)); do
+            s=${sm[K[j]]}
+            [ -z "${went[$s]+x}" ] && [ -n "${B[j]}" ] || continue
+            [ "$s" = "${sm[kk]}" ] || [ "$wide" = 1 ] || continue
+            went[$s]=1
+            if [ "$s" = "${sm[kk]}" ]; then
+                suffix=" with the same scratch"
+            else
+                suffix=" (the clear of ${by[mk]} bytes is larger than the ${by[B[k]]} of a chunk's bins: it clears that stream's scratch too)"
+            fi
+            printf 'order copy:%d memset:%d\tchunk %d: its clear after chunk %d, before it on stream %s%s, copied its bins back\n' \
+                "${co[B[j]]}" "${co[mk]}" $((k - 1)) $((j - 1)) "$s" "$suffix"
+        done
+    done
 }
 
 # clear_order: "ok", or the first of clear_questions that the program did
