@@ -27,6 +27,7 @@ setup_file() {
     # the questions its checks ask of the run, answered in one parse
     tq_ahead main <<'EOF'
         corr api
+        corr api --window nvtx:side_stream#1 --whole
         corr copy
         corr event
         corr kernel
@@ -285,49 +286,125 @@ copy_in() {
 #    6 BWAIT     the same, before the first kernel launch after the copy's
 #                call in its range "batch" (else before it): before the host
 #                queued the batch's kernels
+# Made once a run (part2_walk) and kept beside its trace.
 part2_copies() {
-    records "$1" nvtx api kernel copy memset event sync | awk -F'\t' '
-        function low(x) { if (o == "" || x < o) o = x }
-        function ms(x) { return x == "" ? "-" : sprintf("%.6f", x - o) }
-        function batch_of(x,   i) { for (i = 1; i <= nb; i++) if (x >= bs[i] && x <= be[i]) return i - 1; return -1 }
-        function wait_of(c) { return c == "" ? "-" : an[c] "@" ms(as[c]) "@" ms(ae[c]) "@" ((c in sst) ? sst[c] : "-") }
-        { t0 = $1 + 0; t1 = $2 + 0; c = $11 }
-        $4 == "nvtx" { ns[++nn] = t0; ne[nn] = t1; nth[nn] = $10; nname[nn] = $6; low(t0) }
-        $4 == "api" { as[c] = t0; ae[c] = t1; ath[c] = $10; an[c] = $6; low(t0) }
-        $4 == "kernel" { ks[c] = 1; gpu[c] = 1; low(t0) }
-        $4 == "copy" { cs[c] = t0; ce[c] = t1; cst[c] = $5; cdir[c] = $6; gpu[c] = 1; low(t0) }
-        $4 == "memset" || $4 == "event" { gpu[c] = 1; low(t0) }
-        $4 == "sync" { sst[c] = $5; if ($6 == "wait") gpu[c] = 1; low(t0) }
-        END {
-            for (i = 1; i <= nn; i++) if (nname[i] == "side_stream" && (r == "" || ns[i] < ns[r])) r = i
-            if (r == "") exit
-            r0 = ns[r]; r1 = ne[r]; th = nth[r]
-            for (i = 1; i <= nn; i++) if (nname[i] == "batch" && nth[i] == th && ns[i] >= r0 && ns[i] <= r1) { bs[++nb] = ns[i]; be[nb] = ne[i] }
-            for (i = 1; i <= nb; i++) for (j = i + 1; j <= nb; j++)
-                if (bs[j] < bs[i]) { x = bs[i]; bs[i] = bs[j]; bs[j] = x; x = be[i]; be[i] = be[j]; be[j] = x }
-            for (c in as) if (ath[c] == th && as[c] >= r0 && as[c] <= r1) {
-                in2[c] = 1
-                if ((c in cdir) && cdir[c] == "H2D") cc[++ncp] = c
-            }
-            for (i = 1; i <= ncp; i++) for (j = i + 1; j <= ncp; j++) if (as[cc[j]] < as[cc[i]]) { x = cc[i]; cc[i] = cc[j]; cc[j] = x }
-            for (i = 1; i <= ncp; i++) {
-                q = cc[i]; b = batch_of(as[q]); nx = ""; L = ""; L0 = ""; w = ""; bw = ""
-                for (c in in2) {
-                    if (as[c] > as[q] && (c in gpu) && (nx == "" || as[c] < as[nx])) nx = c
-                    if (b >= 0 && (c in ks) && batch_of(as[c]) == b) {
-                        if (as[c] > as[q] && (L == "" || as[c] < as[L])) L = c
-                        if (L0 == "" || as[c] < as[L0]) L0 = c
-                    }
-                }
-                if (L == "") L = L0
-                tn = nx == "" ? r1 : as[nx]; tl = L == "" ? r1 : as[L]
-                for (c in in2) if (as[c] > as[q] && an[c] ~ /Synchronize$/ && ae[c] >= ce[q]) {
-                    if (as[c] < tn && (w == "" || as[c] < as[w])) w = c
-                    if (as[c] < tl && (bw == "" || as[c] < as[bw])) bw = c
-                }
-                printf "%d\t%s\t%s\t%s\t%s\t%s\n", b, ms(cs[q]), ms(ce[q]), cst[q], wait_of(w), wait_of(bw)
-            }
-        }'
+    local file
+    kept_file file "$RUNS/$1.trace.part2" "$RUNS/$1.trace" run_kept "$RUNS/$1.trace" part2 part2_walk "$1"
+    put "$file"
+}
+
+# part2_walk RUN: part2_copies' lines, from the trace's records with the
+# call that queued each (records; each answer is in start order, and one
+# thread's calls are in the order it made them). Of the calls, those that
+# queued GPU work or waited for it (a kernel launch, a copy, a wait) are
+# all the lines need. Times in ns.
+part2_walk() {
+    local run=$1 file f sel o="" x y r0="" r1="" th="" n=0 nb=0 q b j nx l w bw tn tl c0 c1
+    local bs=() be=() A=() As=() Ae=() An=() K0=() cc=()
+    local -A gpu=() ks=() cs=() ce=() cst=() cdir=() sst=()
+    for sel in nvtx kernel copy memset event sync api; do
+        tq_file file "$run" corr "$sel"
+        { IFS=$'\t' read -r -a f && ns_of x "${f[0]}" && { [ -n "$o" ] && ((x >= o)) || o=$x; }; } <"$file"
+        # (of the calls, those in the range: a few thousand, not all)
+        [ "$sel" != api ] || tq_file file "$run" corr api --window nvtx:side_stream#1 --whole
+        case $sel in
+        nvtx)   # the first range "side_stream", then its thread's ranges "batch" in it
+            while IFS=$'\t' read -r -a f; do
+                [ "${f[5]:-}" = side_stream ] || continue
+                ns_of r0 "${f[0]}"; ns_of r1 "${f[1]}"; th=${f[9]:-}
+                break
+            done <"$file"
+            [ -n "$r0" ] || return 0
+            while IFS=$'\t' read -r -a f; do
+                [ "${f[5]:-}" = batch ] && [ "${f[9]:-}" = "$th" ] || continue
+                ns_of x "${f[0]}"
+                ((x >= r0 && x <= r1)) || continue
+                ns_of y "${f[1]}"
+                bs[nb]=$x be[nb]=$y nb=$((nb + 1))
+            done <"$file" ;;
+        api)    # the calls of that thread in that range that queued GPU work or waited
+            while IFS=$'\t' read -r -a f; do
+                [ "${f[9]:-}" = "$th" ] && { [ -n "${gpu[${f[10]}]+x}" ] || [[ ${f[5]} == *Synchronize ]]; } || continue
+                ns_of x "${f[0]}"
+                ((x >= r0)) || continue
+                ((x <= r1)) || break
+                ns_of y "${f[1]}"
+                A[n]=${f[10]} As[n]=$x Ae[n]=$y An[n]=${f[5]} n=$((n + 1))
+            done <"$file" ;;
+        kernel) while IFS=$'\t' read -r -a f; do ks[${f[10]}]=1 gpu[${f[10]}]=1; done <"$file" ;;
+        copy)
+            while IFS=$'\t' read -r -a f; do
+                ns_of x "${f[0]}"; ns_of y "${f[1]}"
+                cs[${f[10]}]=$x ce[${f[10]}]=$y cst[${f[10]}]=${f[4]} cdir[${f[10]}]=${f[5]} gpu[${f[10]}]=1
+            done <"$file" ;;
+        memset | event) while IFS=$'\t' read -r -a f; do gpu[${f[10]}]=1; done <"$file" ;;
+        sync)
+            while IFS=$'\t' read -r -a f; do
+                sst[${f[10]}]=${f[4]}
+                [ "${f[5]}" != wait ] || gpu[${f[10]}]=1
+            done <"$file" ;;
+        esac
+    done
+    # each batch's first kernel launch; the H2D copies' calls
+    for ((j = 0; j < n; j++)); do
+        if [ -n "${ks[${A[j]}]+x}" ]; then
+            p2_batch b "${As[j]}"
+            ((b < 0)) || [ -n "${K0[b]:-}" ] || K0[b]=$j
+        fi
+        [ "${cdir[${A[j]}]:-}" != H2D ] || cc+=("$j")
+    done
+    for q in "${cc[@]}"; do
+        p2_batch b "${As[q]}"
+        nx="" l=""
+        for ((j = q + 1; j < n; j++)); do
+            ((As[j] > As[q])) || continue
+            [ -n "$nx" ] || [ -z "${gpu[${A[j]}]+x}" ] || nx=$j
+            if [ -z "$l" ] && ((b >= 0)) && [ -n "${ks[${A[j]}]+x}" ]; then
+                p2_batch x "${As[j]}"
+                [ "$x" != "$b" ] || l=$j
+            fi
+            [ -z "$nx" ] || [ -z "$l" ] || ((b < 0)) || break
+            [ -z "$nx" ] || ((b >= 0)) || break
+        done
+        ((b < 0)) || [ -n "$l" ] || l=${K0[b]:-}
+        tn=$r1 tl=$r1
+        [ -z "$nx" ] || tn=${As[nx]}
+        [ -z "$l" ] || tl=${As[l]}
+        w="" bw=""
+        for ((j = q + 1; j < n; j++)); do
+            ((As[j] < tn || As[j] < tl)) || break
+            ((As[j] > As[q])) && [[ ${An[j]} == *Synchronize ]] && ((Ae[j] >= ce[${A[q]}])) || continue
+            [ -n "$w" ] || ((As[j] >= tn)) || w=$j
+            [ -n "$bw" ] || ((As[j] >= tl)) || bw=$j
+        done
+        p2_ms c0 "${cs[${A[q]}]}"; p2_ms c1 "${ce[${A[q]}]}"
+        p2_wait w "$w"; p2_wait bw "$bw"
+        printf '%d\t%s\t%s\t%s\t%s\t%s\n' "$b" "$c0" "$c1" "${cst[${A[q]}]}" "$w" "$bw"
+    done
+    return 0
+}
+
+# p2_batch VAR NS: VAR = the batch whose range holds NS (0 the first), -1
+# for none (part2_walk's bs, be)
+p2_batch() {
+    local -n _pb_v=$1
+    local _pb_i
+    for ((_pb_i = 0; _pb_i < nb; _pb_i++)); do
+        ((${2} >= bs[_pb_i] && ${2} <= be[_pb_i])) && { _pb_v=$_pb_i; return 0; }
+    done
+    _pb_v=-1
+}
+
+# p2_ms VAR NS: VAR = NS (from the trace's first record) in ms from part2_walk's o
+p2_ms() { printf -v "$1" '%d.%06d' $((($2 - o) / 1000000)) $((($2 - o) % 1000000)); }
+
+# p2_wait VAR J: VAR = part2_walk's call J as NAME@START@END@STREAM, "-" for none
+p2_wait() {
+    local -n _pw_v=$1
+    local _pw_s _pw_e
+    [ -n "$2" ] || { _pw_v=-; return 0; }
+    p2_ms _pw_s "${As[$2]}"; p2_ms _pw_e "${Ae[$2]}"
+    _pw_v="${An[$2]}@$_pw_s@$_pw_e@${sst[${A[$2]}]:--}"
 }
 
 # wait_hint WAIT STREAM: the hint for a host that waited for a side-stream
