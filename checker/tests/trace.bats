@@ -595,6 +595,23 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	[ "$(cut -f 12 <<<"$output")" = 900 ]
 }
 
+# --captured: what started between a cudaStreamBeginCapture call and the
+# next cudaStreamEndCapture (lab 10: the calls a capture recorded or refused)
+@test "--captured: what started while a stream capture was open, its begin and end calls not" {
+	run -0 "$ST" query "$FX/graph4.trace" returned api --captured; echo "$output"
+	[ "$(cut -f 6,11,12 <<<"$output")" = "$(printf 'cudaLaunchKernel\t2\t0')" ]
+	run -0 "$ST" query "$FX/graph4.trace" count gpu --captured; echo "$output"
+	[ "$output" = 0 ]
+	# an end with none open and a begin while one is open change nothing; one
+	# never ended is open to the end; asked in a window, the whole trace's
+	local t="$BATS_TEST_TMPDIR/cap.trace"
+	printf 'streamtrace 4\napi\t100\t200\t100\t1\tcudaStreamEndCapture\napi\t300\t400\t100\t2\tcudaStreamBeginCapture\napi\t500\t600\t100\t3\tcudaStreamBeginCapture\napi\t700\t800\t100\t4\tcudaLaunchKernel\n' >"$t"
+	run -0 --separate-stderr "$ST" query "$t" list api --captured; echo "$output"
+	[ "$(cut -f 6 <<<"$output" | paste -sd, -)" = cudaStreamBeginCapture,cudaLaunchKernel ]
+	run -0 --separate-stderr "$ST" query "$t" list api --captured --from 0.0005 --whole; echo "$output"
+	[ "$(cut -f 6 <<<"$output")" = cudaLaunchKernel ]
+}
+
 @test "formats 1 to 3 say nothing of graphs or returns: - for each" {
 	run -0 "$ST" query "$FX/current3.trace" graph kernel; echo "$output"
 	[ "$(cut -f 11,12 <<<"$output" | sort -u)" = "$(printf -- '-\t-')" ]

@@ -64,7 +64,7 @@ static const char usage_text[] =
 	"           memset gpu sync sync:stream|event|context|wait event\n"
 	"           api api:NAME api:PREFIX* nvtx nvtx:NAME\n"
 	"FILTERS:   --stream ID|P:ID|default|per-thread|created|internal|blocking|non-blocking\n"
-	"           --device N   --thread T (queued by host thread T)\n"
+	"           --device N   --thread T (queued by thread T)   --captured (during a capture)\n"
 	"           --current N|other (queued while device N, or a device other than its\n"
 	"           stream's, was current)\n"
 	"           --mem PAGEABLE|PINNED|DEVICE|MANAGED (for copies, the host side)\n"

@@ -193,6 +193,17 @@ struct filter {
 	uint32_t thread;        /* NO_THREAD: any */
 	uint32_t current;       /* NO_DEVICE: any; else queued with that device current */
 	int current_other;      /* 1: queued while a device other than its stream's was current */
+	int captured;           /* 1: made while a stream capture was open (cap, ncap) */
+	const struct capspan *cap;
+	size_t ncap;
+};
+
+/* a stream capture open: from its cudaStreamBeginCapture call (start, line)
+ * to the next cudaStreamEndCapture call's; end 0: never ended */
+struct capspan {
+	uint64_t s0, s1;
+	uint32_t l0, l1;
+	int ended;
 };
 
 int sel_parse(const char *s, struct sel *out);

@@ -109,6 +109,60 @@ static int name_ok(const struct sel *s, const char *name)
 	}
 }
 
+/* Did r start while a stream capture was open (after its
+ * cudaStreamBeginCapture call, before its cudaStreamEndCapture call)? */
+static int in_capture(const struct filter *f, const struct rec *r)
+{
+	for (size_t i = 0; i < f->ncap; i++) {
+		const struct capspan *c = &f->cap[i];
+		if (r->start < c->s0 || (r->start == c->s0 && r->line <= c->l0))
+			return 0; /* (the spans are in start order) */
+		if (!c->ended || r->start < c->s1 || (r->start == c->s1 && r->line < c->l1))
+			return 1;
+	}
+	return 0;
+}
+
+/* The spans in which a stream capture was open, in start order: from a
+ * cudaStreamBeginCapture call to the next cudaStreamEndCapture call, on
+ * any thread (one begun while another is open: the same span), in the whole
+ * trace (a window's view: its base). Made once a trace: the questions of a
+ * batch (query FILE -) share them. */
+static size_t capture_spans(const struct trace *t, const struct capspan **out)
+{
+	static const struct trace *made_for;
+	static struct capspan *v;
+	static size_t n;
+	const struct trace *b = t->base ? t->base : t;
+	if (made_for == b) {
+		*out = v;
+		return n;
+	}
+	free(v);
+	v = malloc((b->n ? b->n : 1) * sizeof *v);
+	n = 0;
+	made_for = b;
+	if (!v) {
+		perror("streamtrace");
+		exit(2);
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		const struct rec *r = &b->recs[i];
+		if (r->kind != K_API || !r->name)
+			continue;
+		int open = n && !v[n - 1].ended;
+		if (strncmp(r->name, "cudaStreamBeginCapture", 22) == 0 && !open)
+			v[n++] = (struct capspan){ r->start, 0, r->line, 0, 0 };
+		else if (strncmp(r->name, "cudaStreamEndCapture", 20) == 0 && open) {
+			v[n - 1].s1 = r->start;
+			v[n - 1].l1 = r->line;
+			v[n - 1].ended = 1;
+		}
+	}
+	*out = v;
+	return n;
+}
+
 /* Was r queued by a runtime call made while a device other than its
  * stream's was current? (The stream's device as declared; a record on no
  * declared stream: its own device.) No, where either is not known. */
@@ -157,6 +211,8 @@ static int rec_ok(const struct trace *t, const struct sel *s,
 		return 0;
 	if (f && f->current_other && !queued_elsewhere(t, r))
 		return 0;
+	if (f && f->captured && !in_capture(f, r))
+		return 0;
 	if (f && f->mem >= 0) {
 		if (r->kind != K_COPY && r->kind != K_MEMSET)
 			return 0;
@@ -170,7 +226,7 @@ static int rec_ok(const struct trace *t, const struct sel *s,
 /* A filter that lets every record through. */
 struct filter filter_none(void)
 {
-	struct filter f = { 0, -1, -1, -1, 0, NO_DEVICE, NO_THREAD, NO_DEVICE, 0 };
+	struct filter f = { 0, -1, -1, -1, 0, NO_DEVICE, NO_THREAD, NO_DEVICE, 0, 0, NULL, 0 };
 	return f;
 }
 
@@ -784,6 +840,8 @@ int query_main(const struct trace *t, int argc, char **argv)
 					       "not \"%s\"", v);
 			else
 				f.current = (uint32_t)id;
+		} else if (strcmp(argv[i], "--captured") == 0) {
+			f.captured = 1;
 		} else if (strcmp(argv[i], "--mem") == 0 && i + 1 < argc) {
 			f.mem = mem_parse(argv[++i]);
 			if (f.mem <= M_UNKNOWN)
@@ -799,6 +857,8 @@ int query_main(const struct trace *t, int argc, char **argv)
 	}
 	if (npos == 0)
 		return usage_q("%s", "no question");
+	if (f.captured)
+		f.ncap = capture_spans(t, &f.cap);
 	const char *q = pos[0];
 
 	if (strcmp(q, "dropped") == 0) {
