@@ -89,13 +89,18 @@ setup_file() {
         overlap kernel:branch_a kernel:branch_b --window nvtx:replay#3+gpu
         overlap kernel:branch_a kernel:branch_b --window nvtx:replay#4+gpu
         returned api
+        returned api --captured
         returned api --window nvtx:graph_loop
         returned api --window nvtx:pitfall_legacy
         returned api --window nvtx:pitfall_sync
         returned api --window nvtx:stream_loop
         returned api:cudaDeviceSynchronize
+        returned api:cudaGraphInstantiate*
+        returned api:cudaGraphLaunch*
         returned api:cudaGraphUpload
+        returned api:cudaStreamBeginCapture*
         returned api:cudaStreamEndCapture --window nvtx:fork_capture
+        returned api:cudaStreamEndCapture*
         returned api:cudaStreamSynchronize
         streams
         union kernel --window nvtx:graph_loop+gpu
@@ -177,8 +182,33 @@ count_calls() {
 
 # ------------------------------------------------------------ captures
 
-# pitfall_ranges RUN: "START<TAB>END" of each NVTX range of the pitfall part.
-pitfall_ranges() { { tq "$1" list nvtx:pitfall_sync; tq "$1" list nvtx:pitfall_legacy; } | cut -f 1,2; }
+# pitfall_ranges VAR_S VAR_E RUN: the starts and ends (ns) of the NVTX
+# ranges of the pitfall part, in the arrays VAR_S and VAR_E
+pitfall_ranges() {
+    local -n _pr_s=$1 _pr_e=$2
+    local _pr_l=() _pr_x _pr_r _pr_v
+    _pr_s=() _pr_e=()
+    for _pr_r in pitfall_sync pitfall_legacy; do
+        tq_lines _pr_l "$3" list "nvtx:$_pr_r"
+        for _pr_x in "${_pr_l[@]}"; do
+            [ -n "$_pr_x" ] || continue
+            ns_of _pr_v "${_pr_x%%$'\t'*}"
+            _pr_s+=("$_pr_v")
+            _pr_x=${_pr_x#*$'\t'}
+            ns_of _pr_v "${_pr_x%%$'\t'*}"
+            _pr_e+=("$_pr_v")
+        done
+    done
+}
+
+# in_pitfall NS: NS (a time, ns) is in a range of pitfall_ranges' PS, PE
+in_pitfall() {
+    local i
+    for i in "${!PS[@]}"; do
+        (($1 >= PS[i] && $1 <= PE[i])) && return 0
+    done
+    return 1
+}
 
 # capture_order RUN: "ok", or what is wrong with the order of the calls
 # that begin and end captures, instantiate graphs and launch them: every
@@ -186,34 +216,47 @@ pitfall_ranges() { { tq "$1" list nvtx:pitfall_sync; tq "$1" list nvtx:pitfall_l
 # graph is instantiated or launched, and before the program ends; and every
 # capture but the pitfall part's ends with cudaSuccess.
 capture_order() {
-    local pf="$RUNS/$1.pitfalls"
-    kept "$pf" pitfall_ranges "$1" >/dev/null
-    tq "$1" returned api | awk -F'\t' -v pf="$pf" '
-        function bad(why) { print why; done = 1; exit }
-        BEGIN { name[901] = "the capture was invalidated (cudaErrorStreamCaptureInvalidated): a call it refused broke it"
-                name[904] = "a stream forked from the capture was not joined back (cudaErrorStreamCaptureUnjoined): its last work must be waited for by the origin stream before the end"
-                name[903] = "cudaErrorStreamCaptureUnmatched: the capture was not begun on this stream" }
-        BEGIN { while ((getline l < pf) > 0) { split(l, x, "\t"); np++; ps[np] = x[1]; pe[np] = x[2] } }
-        function pitfall(t,   i) { for (i = 1; i <= np; i++) if (t + 0 >= ps[i] && t + 0 <= pe[i]) return 1; return 0 }
-        $6 ~ /^cudaStreamBeginCapture/ {
-            if (open) bad("a capture begun at " ot " ms was still open when another began at " $1 " ms")
-            open = 1; ot = $1; next }
-        $6 ~ /^cudaStreamEndCapture/ {
-            if (!open) bad("cudaStreamEndCapture at " $1 " ms ended no capture")
-            open = 0; ended = ($12 == "0")
-            if (!ended && !pitfall($1)) bad("cudaStreamEndCapture at " $1 " ms returned " $12 ": " name[$12])
-            next }
-        $6 ~ /^cudaGraphInstantiate/ {
-            if (open) bad("cudaGraphInstantiate at " $1 " ms, while the capture begun at " ot " ms was still open (no cudaStreamEndCapture)")
-            if (!ended) bad("cudaGraphInstantiate at " $1 " ms, but the capture before it did not end with cudaSuccess")
-            next }
-        $6 ~ /^cudaGraphLaunch/ && open {
-            bad("cudaGraphLaunch at " $1 " ms, while the capture begun at " ot " ms was still open") }
-        END {
-            if (done) exit
-            if (open) print "the capture begun at " ot " ms never ended (no cudaStreamEndCapture)"
-            else print "ok"
-        }'
+    local PS=() PE=() f k=0 x name open=0 ot="" ended=0 calls=() at=() why
+    pitfall_ranges PS PE "$1"
+    # the four kinds of call, in the order they were made (by start, ns)
+    for name in cudaStreamBeginCapture cudaStreamEndCapture cudaGraphInstantiate cudaGraphLaunch; do
+        tq_lines calls "$1" returned "api:$name*"
+        for f in "${calls[@]}"; do
+            [ -n "$f" ] || continue
+            ns_of x "${f%%$'\t'*}"
+            at[x * 4096 + k]=$f k=$((k + 1))
+        done
+    done
+    for x in "${at[@]}"; do
+        IFS=$'\t' read -r -a f <<<"$x"
+        case ${f[5]} in
+            cudaStreamBeginCapture*)
+                ((open == 0)) || { echo "a capture begun at $ot ms was still open when another began at ${f[0]} ms"; return 0; }
+                open=1 ot=${f[0]} ;;
+            cudaStreamEndCapture*)
+                ((open == 1)) || { echo "cudaStreamEndCapture at ${f[0]} ms ended no capture"; return 0; }
+                open=0 ended=0
+                [ "${f[11]}" != 0 ] || ended=1
+                ns_of x "${f[0]}"
+                if ((ended == 0)) && ! in_pitfall "$x"; then
+                    case ${f[11]} in
+                        901) why="the capture was invalidated (cudaErrorStreamCaptureInvalidated): a call it refused broke it" ;;
+                        904) why="a stream forked from the capture was not joined back (cudaErrorStreamCaptureUnjoined): its last work must be waited for by the origin stream before the end" ;;
+                        903) why="cudaErrorStreamCaptureUnmatched: the capture was not begun on this stream" ;;
+                        *) why="" ;;
+                    esac
+                    echo "cudaStreamEndCapture at ${f[0]} ms returned ${f[11]}: $why"
+                    return 0
+                fi ;;
+            cudaGraphInstantiate*)
+                ((open == 0)) || { echo "cudaGraphInstantiate at ${f[0]} ms, while the capture begun at $ot ms was still open (no cudaStreamEndCapture)"; return 0; }
+                ((ended == 1)) || { echo "cudaGraphInstantiate at ${f[0]} ms, but the capture before it did not end with cudaSuccess"; return 0; } ;;
+            cudaGraphLaunch*)
+                ((open == 0)) || { echo "cudaGraphLaunch at ${f[0]} ms, while the capture begun at $ot ms was still open"; return 0; } ;;
+        esac
+    done
+    ((open == 0)) || { echo "the capture begun at $ot ms never ended (no cudaStreamEndCapture)"; return 0; }
+    echo ok
 }
 
 @test "each capture ends before its graph is instantiated" {
@@ -232,17 +275,19 @@ capture_order() {
 # the pitfall part's ranges, that wait for the GPU or returned an error:
 # one line each, "NAME at MS ms returned CODE", or nothing.
 in_capture() {
-    { tq "$1" list nvtx:pitfall_sync | sed 's/^/P\t/'; tq "$1" list nvtx:pitfall_legacy | sed 's/^/P\t/'
-      tq "$1" returned api | sed 's/^/A\t/'; } | awk -F'\t' '
-        $1 == "P" { np++; ps[np] = $2; pe[np] = $3; next }
-        {
-            for (i = 1; i <= np; i++) if ($2 + 0 >= ps[i] && $2 + 0 <= pe[i]) next
-            if ($7 ~ /^cudaStreamBeginCapture/) { open = 1; next }
-            if ($7 ~ /^cudaStreamEndCapture/) { open = 0; next }
-            if (!open) next
-            if ($13 != "0" && $13 != "-" || $7 ~ /Synchronize$|^cudaMemcpy$|^cudaMemset$|^cudaStreamQuery$|^cudaEventQuery$|^cudaMalloc$|^cudaFree$/)
-                print $7 " at " $2 " ms returned " $13
-        }'
+    local PS=() PE=() file f x
+    pitfall_ranges PS PE "$1"
+    tq_file file "$1" returned api --captured
+    while IFS=$'\t' read -r -a f; do
+        ns_of x "${f[0]}"
+        ! in_pitfall "$x" || continue
+        case ${f[5]} in
+            cudaStreamBeginCapture* | cudaStreamEndCapture*) continue ;;
+            *Synchronize | cudaMemcpy | cudaMemset | cudaStreamQuery | cudaEventQuery | cudaMalloc | cudaFree) ;;
+            *) [ "${f[11]}" != 0 ] && [ "${f[11]}" != - ] || continue ;;
+        esac
+        printf '%s at %s ms returned %s\n' "${f[5]}" "${f[0]}" "${f[11]}"
+    done <"$file"
 }
 
 @test "no call during a capture waits for the GPU (the pitfall part aside)" {
@@ -551,6 +596,23 @@ replays_of() {
                 print c, k[c], g[c], nn[c], kn[c], s } }'
 }
 
+# replays_bad N REPLAYS: the first thing wrong with replays_of's lines, in
+# words; nothing where each ran N kernels of one graph, N distinct nodes,
+# the same graph and nodes as the first
+replays_bad() {
+    local f g="" sig="" first=1
+    while read -r -a f; do
+        [ ${#f[@]} -gt 0 ] || continue
+        [ "${f[1]}" = "$1" ] || { echo "a replay ran ${f[1]} kernels"; return 0; }
+        [ "${f[2]}" != - ] && [[ ${f[2]} != *,* ]] ||
+            { echo "a replay ran kernels of graph ids ${f[2]} (- : launched outside a graph)"; return 0; }
+        [ "${f[3]}" = "$1" ] || { echo "a replay ran ${f[3]} distinct graph nodes"; return 0; }
+        [ "$first" = 0 ] || g=${f[2]} sig=${f[5]:-} first=0
+        [ "${f[2]}" = "$g" ] || { echo "replays ran graphs $g and ${f[2]}"; return 0; }
+        [ "${f[5]:-}" = "$sig" ] || { echo "the replays ran different graph nodes"; return 0; }
+    done <<<"$2"
+}
+
 @test "every replay runs the captured kernels: one graph, N nodes, the same each time" {
     need_run main
     need_trace main
@@ -567,13 +629,7 @@ replays_of() {
     reps=$(replays_of main)
     count=0
     while read -r line; do [ -z "$line" ] || count=$((count + 1)); done <<<"$reps"
-    bad=$(awk -v n="$n" '
-        $2 != n { print "a replay ran " $2 " kernels"; exit }
-        $3 == "-" || $3 ~ /,/ { print "a replay ran kernels of graph ids " $3 " (- : launched outside a graph)"; exit }
-        $4 != n { print "a replay ran " $4 " distinct graph nodes"; exit }
-        NR == 1 { g = $3; s = $6 }
-        $3 != g { print "replays ran graphs " g " and " $3; exit }
-        $6 != s { print "the replays ran different graph nodes"; exit }' <<<"$reps")
+    bad=$(replays_bad "$n" "$reps")
     [ "$count" = "$k" ] && [ -z "$bad" ] || say_fail \
         "$k replays, each $n kernels of one graph, $n distinct nodes, the same graph and nodes in every replay" \
         "$count replays with kernels of a graph${bad:+; $bad}" \
@@ -930,7 +986,8 @@ your_run() {
         "host time per iteration, stream loop / graph loop"
     your_fig stream_us "$(figure main stream_us)" us \
         "host time per iteration of N launches on a stream"
-    your_fig graph_gpu_us "$(awk -v u="$(tq main union kernel --window 'nvtx:graph_loop+gpu')" -v k="$k" \
-        'BEGIN { if (k > 0 && u != "") printf "%.6g\n", 1000 * u / k }')" us \
+    local u=""
+    is_positive "$k" && tq_in u main union kernel --window 'nvtx:graph_loop+gpu'
+    your_fig graph_gpu_us "$(calc '1000 * u / k' u="$u" k="$k")" us \
         "GPU time per replay with a kernel running (the trace)"
 }
