@@ -484,11 +484,27 @@ copy_waits() {
 # wait for the graph; whether it read d_out before the kernel wrote it is
 # a race, the stream is what the trace shows every time.
 copy_streams() {
-    local ks
-    ks=$(tq "$1" list kernel:update_kernel --window nvtx:update+gpu | cut -f 5 | sort -u | paste -sd, -)
-    tq "$1" list d2h --window nvtx:update+gpu | awk -F'\t' -v ks="$ks" '
-        BEGIN { n = split(ks, k, ","); for (i = 1; i <= n; i++) on[k[i]] = 1 }
-        !($5 in on) { printf "the copy back at %.3f ms ran on stream %s, update_kernel on %s\n", $1, $5, (ks == "" ? "none" : ks) }'
+    local lines=() x f i ks="" on="," ss=()
+    tq_lines lines "$1" list kernel:update_kernel --window nvtx:update+gpu
+    for x in "${lines[@]}"; do    # update_kernel's streams, each once, sorted
+        IFS=$'\t' read -r -a f <<<"$x"
+        [ -n "${f[4]:-}" ] && [[ $on != *",${f[4]},"* ]] || continue
+        on+="${f[4]},"
+        for ((i = ${#ss[@]}; i > 0; i--)); do
+            [[ ${ss[i - 1]} > ${f[4]} ]] || break
+            ss[i]=${ss[i - 1]}
+        done
+        ss[i]=${f[4]}
+    done
+    [ ${#ss[@]} -eq 0 ] || printf -v ks '%s,' "${ss[@]}"
+    ks=${ks%,}
+    tq_lines lines "$1" list d2h --window nvtx:update+gpu
+    for x in "${lines[@]}"; do
+        [ -n "$x" ] || continue
+        IFS=$'\t' read -r -a f <<<"$x"
+        [[ $on != *",${f[4]:-},"* ]] || continue
+        printf 'the copy back at %.3f ms ran on stream %s, update_kernel on %s\n' "${f[0]}" "${f[4]:-}" "${ks:-none}"
+    done
 }
 
 @test "part 3 waits for each copy back before it reads the result" {
@@ -855,19 +871,36 @@ order_word() {
 # branch_b_kernel, join_kernel and the D2H copy back, each once, all with
 # one graph id: "replay K: WHAT".
 fork_nodes() {
-    local r n
+    local r n f w s x lines=() ids
+    local -A c=() g=()
     tq_in n "$1" count nvtx:replay
-    for r in $(seq 1 "$n"); do
-        tq "$1" graph gpu --window "nvtx:replay#$r+gpu" | awk -F'\t' -v r="$r" "$WHAT_AWK"'
-            { c[what()]++; g[$(NF - 2)] = 1 }
-            END {
-                split("pre_kernel,branch_a_kernel,branch_b_kernel,join_kernel,copy D2H", want, ",")
-                for (i = 1; i <= 5; i++) if (c[want[i]] != 1) s = s (s == "" ? "" : ", ") want[i] " x" c[want[i]] + 0
-                ng = 0; ids = ""; for (x in g) { ng++; gid = x; ids = ids " " x }
-                if (ng != 1 || gid == "-") s = s (s == "" ? "" : ", ") "graph ids" (ng ? ids : " none") " (- : no graph)"
-                if (s != "") print "replay " r ": " s
-            }'
+    for ((r = 1; r <= n; r++)); do
+        tq_lines lines "$1" graph gpu --window "nvtx:replay#$r+gpu"
+        c=() g=() s="" ids=""
+        for x in "${lines[@]}"; do
+            [ -n "$x" ] || continue
+            IFS=$'\t' read -r -a f <<<"$x"
+            what_of w "${f[@]}"
+            c[$w]=$((${c[$w]:-0} + 1))
+            [ -n "${g[${f[10]}]+x}" ] || { g[${f[10]}]=1; ids+=" ${f[10]}"; }
+        done
+        for w in pre_kernel branch_a_kernel branch_b_kernel join_kernel "copy D2H"; do
+            [ "${c[$w]:-0}" = 1 ] || s+="${s:+, }$w x${c[$w]:-0}"
+        done
+        [ ${#g[@]} = 1 ] && [ "$ids" != " -" ] || s+="${s:+, }graph ids${ids:- none} (- : no graph)"
+        [ -z "$s" ] || echo "replay $r: $s"
     done
+}
+
+# what_of VAR FIELD...: VAR = a record (the fields of a `list`, `corr` or
+# `graph` line) as the checks name it: a kernel's name without its
+# arguments, "memset", or "copy DIR" (WHAT_AWK's what(), in bash)
+what_of() {
+    case $5 in
+        kernel) printf -v "$1" '%s' "${7%%(*}" ;;
+        memset) printf -v "$1" memset ;;
+        *) printf -v "$1" '%s %s' "$5" "$7" ;;
+    esac
 }
 
 @test "every replay of the fork runs its whole capture: pre_kernel, both branches, the join and the copy back, in one graph" {
