@@ -216,7 +216,7 @@ in_pitfall() {
 # graph is instantiated or launched, and before the program ends; and every
 # capture but the pitfall part's ends with cudaSuccess.
 capture_order() {
-    local PS=() PE=() f k=0 x name open=0 ot="" ended=0 calls=() at=() why
+    local PS=() PE=() f k=0 x t name open=0 ot="" ended=0 calls=() at=() why
     pitfall_ranges PS PE "$1"
     # the four kinds of call, in the order they were made (by start, ns)
     for name in cudaStreamBeginCapture cudaStreamEndCapture cudaGraphInstantiate cudaGraphLaunch; do
@@ -237,8 +237,8 @@ capture_order() {
                 ((open == 1)) || { echo "cudaStreamEndCapture at ${f[0]} ms ended no capture"; return 0; }
                 open=0 ended=0
                 [ "${f[11]}" != 0 ] || ended=1
-                ns_of x "${f[0]}"
-                if ((ended == 0)) && ! in_pitfall "$x"; then
+                ns_of t "${f[0]}"
+                if ((ended == 0)) && ! in_pitfall "$t"; then
                     case ${f[11]} in
                         901) why="the capture was invalidated (cudaErrorStreamCaptureInvalidated): a call it refused broke it" ;;
                         904) why="a stream forked from the capture was not joined back (cudaErrorStreamCaptureUnjoined): its last work must be waited for by the origin stream before the end" ;;
@@ -273,7 +273,9 @@ capture_order() {
 
 # in_capture RUN: the runtime calls made while a capture was open, outside
 # the pitfall part's ranges, that wait for the GPU or returned an error:
-# one line each, "NAME at MS ms returned CODE", or nothing.
+# one line each, "NAME at MS ms returned CODE", or nothing. (streamtrace's
+# --captured: from each cudaStreamBeginCapture to the next
+# cudaStreamEndCapture.)
 in_capture() {
     local PS=() PE=() file f x
     pitfall_ranges PS PE "$1"

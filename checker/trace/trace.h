@@ -199,7 +199,8 @@ struct filter {
 };
 
 /* a stream capture open: from its cudaStreamBeginCapture call (start, line)
- * to the next cudaStreamEndCapture call's; end 0: never ended */
+ * to the next cudaStreamEndCapture call's; ended 0: never ended (open to
+ * the end of the trace) */
 struct capspan {
 	uint64_t s0, s1;
 	uint32_t l0, l1;
