@@ -82,17 +82,25 @@ need_kernel() {
     }
 }
 
+# stream_on VAR KIND STREAM [SYNC]: VAR = a stream in words, as the hints
+# name it ("the legacy default stream (7)", "a created stream (13)"; with
+# SYNC, "a created non-blocking stream (14)")
+stream_on() {
+    case $2 in
+        default) printf -v "$1" 'the legacy default stream (%s)' "$3" ;;
+        per-thread) printf -v "$1" 'a per-thread default stream (%s)' "$3" ;;
+        created) printf -v "$1" 'a created %sstream (%s)' "${4+$4 }" "$3" ;;
+        *) printf -v "$1" 'stream %s (%s)' "$3" "$2" ;;
+    esac
+}
+
 # stream_words "ID KIND DEVICE SYNC": a stream as a student reads it.
 stream_words() {
-    local id kind dev sync
+    local id kind dev sync w
     read -r id kind dev sync <<<"$1"
-    case $kind in
-        default) echo "the legacy default stream ($id)" ;;
-        per-thread) echo "a per-thread default stream ($id)" ;;
-        created) echo "a created $sync stream ($id)" ;;
-        "") echo "no stream" ;;
-        *) echo "stream $id ($kind)" ;;
-    esac
+    [ -n "$kind" ] || { echo "no stream"; return 0; }
+    stream_on w "$kind" "$id" "$sync"
+    echo "$w"
 }
 
 # Your run (run-checks prints it after the checks; never graded): the answers
@@ -220,17 +228,6 @@ start_after_end() {
             "TODO 2: a kernel waited if its start (h_st[k].start) is at or after the legacy kernel's end (h_st[ON_LEGACY].end); its start against the legacy kernel's start says nothing"
             return 1; }
     done
-}
-
-# stream_on VAR KIND STREAM: VAR = a stream in words, as the hints name it
-# ("the legacy default stream (7)", "a created stream (13)")
-stream_on() {
-    case $2 in
-        default) printf -v "$1" 'the legacy default stream (%s)' "$3" ;;
-        per-thread) printf -v "$1" 'a per-thread default stream (%s)' "$3" ;;
-        created) printf -v "$1" 'a created stream (%s)' "$3" ;;
-        *) printf -v "$1" 'stream %s (%s)' "$3" "$2" ;;
-    esac
 }
 
 # given_elsewhere [RUN]: what of the given code of parts 1 and 2 ran on

@@ -182,21 +182,18 @@ count_calls() {
 
 # ------------------------------------------------------------ captures
 
-# pitfall_ranges VAR_S VAR_E RUN: the starts and ends (ns) of the NVTX
-# ranges of the pitfall part, in the arrays VAR_S and VAR_E
+# pitfall_ranges RUN: PS and PE (the caller's arrays) = the starts and ends
+# (ns) of the NVTX ranges of the pitfall part
 pitfall_ranges() {
-    local -n _pr_s=$1 _pr_e=$2
-    local _pr_l=() _pr_x _pr_r _pr_v
-    _pr_s=() _pr_e=()
-    for _pr_r in pitfall_sync pitfall_legacy; do
-        tq_lines _pr_l "$3" list "nvtx:$_pr_r"
-        for _pr_x in "${_pr_l[@]}"; do
-            [ -n "$_pr_x" ] || continue
-            ns_of _pr_v "${_pr_x%%$'\t'*}"
-            _pr_s+=("$_pr_v")
-            _pr_x=${_pr_x#*$'\t'}
-            ns_of _pr_v "${_pr_x%%$'\t'*}"
-            _pr_e+=("$_pr_v")
+    local l=() x r v
+    PS=() PE=()
+    for r in pitfall_sync pitfall_legacy; do
+        tq_lines l "$1" list "nvtx:$r"
+        for x in "${l[@]}"; do
+            [ -n "$x" ] || continue
+            ns_of v "${x%%$'\t'*}"; PS+=("$v")
+            x=${x#*$'\t'}
+            ns_of v "${x%%$'\t'*}"; PE+=("$v")
         done
     done
 }
@@ -217,7 +214,7 @@ in_pitfall() {
 # capture but the pitfall part's ends with cudaSuccess.
 capture_order() {
     local PS=() PE=() f k=0 x t name open=0 ot="" ended=0 calls=() at=() why
-    pitfall_ranges PS PE "$1"
+    pitfall_ranges "$1"
     # the four kinds of call, in the order they were made (by start, ns)
     for name in cudaStreamBeginCapture cudaStreamEndCapture cudaGraphInstantiate cudaGraphLaunch; do
         tq_lines calls "$1" returned "api:$name*"
@@ -278,7 +275,7 @@ capture_order() {
 # cudaStreamEndCapture.)
 in_capture() {
     local PS=() PE=() file f x
-    pitfall_ranges PS PE "$1"
+    pitfall_ranges "$1"
     tq_file file "$1" returned api --captured
     while IFS=$'\t' read -r -a f; do
         ns_of x "${f[0]}"
