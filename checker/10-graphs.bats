@@ -32,26 +32,25 @@ setup_file() {
     runs_done
     # the questions its checks ask of the run, answered in one parse
     tq_ahead main <<'EOF'
+        caller event --stream not-created
+        caller gpu --stream not-created
+        caller sync --stream not-created
         corr api:cudaGraphLaunch --window nvtx:graph_loop
         corr api:cudaLaunchKernel --window nvtx:stream_loop
-        corr d2h --window nvtx:update+gpu
-        corr event
-        corr gpu
-        corr sync
+        count api:cudaGraphExecKernelNodeSetParams* --window nvtx:update
+        count api:cudaGraphExecNodeSetParams* --window nvtx:update
+        count api:cudaGraphExecUpdate* --window nvtx:update
         count api:cudaGraphInstantiate* --window nvtx:graph_loop
+        count api:cudaGraphInstantiate* --window nvtx:update
         count api:cudaGraphLaunch* --window nvtx:graph_loop
         count api:cudaGraphLaunch* --window nvtx:stream_loop
+        count api:cudaGraphLaunch* --window nvtx:update
         count api:cudaLaunchKernel* --window nvtx:capture
         count api:cudaLaunchKernel* --window nvtx:graph_loop
         count api:cudaLaunchKernel* --window nvtx:stream_loop
         count api:cudaStreamBeginCapture* --window nvtx:graph_loop
-        count api:cudaStreamEndCapture* --window nvtx:graph_loop
-        count api:cudaGraphExecKernelNodeSetParams* --window nvtx:update
-        count api:cudaGraphExecNodeSetParams* --window nvtx:update
-        count api:cudaGraphExecUpdate* --window nvtx:update
-        count api:cudaGraphInstantiate* --window nvtx:update
-        count api:cudaGraphLaunch* --window nvtx:update
         count api:cudaStreamBeginCapture* --window nvtx:update
+        count api:cudaStreamEndCapture* --window nvtx:graph_loop
         count d2h --window nvtx:update+gpu
         count nvtx:read
         count nvtx:replay
@@ -59,8 +58,8 @@ setup_file() {
         graph gpu --window nvtx:replay#2+gpu
         graph gpu --window nvtx:replay#3+gpu
         graph gpu --window nvtx:replay#4+gpu
-        graph kernel --window nvtx:graph_loop+gpu
         graph kernel:update_kernel --window nvtx:update+gpu
+        launches kernel --window nvtx:graph_loop+gpu
         list d2h --window nvtx:update+gpu
         list kernel --window nvtx:graph_loop+gpu
         list kernel --window nvtx:stream_loop+gpu
@@ -73,6 +72,7 @@ setup_file() {
         list nvtx:replay
         list nvtx:stream_loop
         list nvtx:update
+        next d2h --window nvtx:update+gpu
         order kernel:branch_a kernel:join --window nvtx:fork_stream+gpu
         order kernel:branch_a kernel:join --window nvtx:replay#1+gpu
         order kernel:branch_a kernel:join --window nvtx:replay#2+gpu
@@ -88,20 +88,25 @@ setup_file() {
         overlap kernel:branch_a kernel:branch_b --window nvtx:replay#2+gpu
         overlap kernel:branch_a kernel:branch_b --window nvtx:replay#3+gpu
         overlap kernel:branch_a kernel:branch_b --window nvtx:replay#4+gpu
-        returned api
         returned api --captured
-        returned api --window nvtx:graph_loop
         returned api --window nvtx:pitfall_legacy
         returned api --window nvtx:pitfall_sync
-        returned api --window nvtx:stream_loop
         returned api:cudaDeviceSynchronize
+        returned api:cudaDeviceSynchronize --window nvtx:graph_loop
+        returned api:cudaDeviceSynchronize --window nvtx:stream_loop
         returned api:cudaGraphInstantiate*
         returned api:cudaGraphLaunch*
+        returned api:cudaGraphLaunch* --window nvtx:graph_loop
+        returned api:cudaGraphLaunch* --window nvtx:stream_loop
         returned api:cudaGraphUpload
+        returned api:cudaLaunchKernel* --window nvtx:graph_loop
+        returned api:cudaLaunchKernel* --window nvtx:stream_loop
         returned api:cudaStreamBeginCapture*
         returned api:cudaStreamEndCapture --window nvtx:fork_capture
         returned api:cudaStreamEndCapture*
         returned api:cudaStreamSynchronize
+        returned api:cudaStreamSynchronize --window nvtx:graph_loop
+        returned api:cudaStreamSynchronize --window nvtx:stream_loop
         streams
         union kernel --window nvtx:graph_loop+gpu
 EOF
@@ -303,37 +308,45 @@ in_capture() {
         "while a stream is captured its work is recorded, not run: a wait for it (cudaStreamSynchronize, cudaDeviceSynchronize, a plain cudaMemcpy) is refused and breaks the capture; wait after cudaStreamEndCapture, or for the replay"
 }
 
-# what(): a record of `tq corr gpu` (or `list`, `graph`) as the checks name
-# it: a kernel's name without its arguments, "memset", or "copy DIR". An awk
-# function for the checks' awk programs to begin with.
-WHAT_AWK='function what(  w) { w = ($4 == "kernel" ? $6 : $4 == "memset" ? $4 : $4 " " $6); sub(/\(.*/, "", w); return w }'
-
 # off_created RUN: the work, events and waits the program queued on a
 # stream it did not create, one line each with a count: "WHAT on KIND
 # (CALL) xN". The given cudaMemcpy and cudaMemset calls (synchronous: the
 # legacy default stream is theirs) aside; a graph's nodes may run on a
 # stream of the runtime's own (`internal`), the graph's launch stream aside.
+# (streamtrace's `caller`: each record with the call that queued it, of the
+# records on the streams it did not create only.)
 off_created() {
-    { tq "$1" streams | awk '{ print "S\t" $1 "\t" $2 }'
-      tq "$1" returned api | awk -F'\t' '{ print "C\t" $11 "\t" $6 }'
-      tq "$1" corr gpu | awk -F'\t' "$WHAT_AWK"'{ print "R\t" $11 "\t" $5 "\t" what() }'
-      tq "$1" corr event | awk -F'\t' '{ print "R\t" $11 "\t" $5 "\tevent record" }'
-      tq "$1" corr sync | awk -F'\t' '$5 != "-" { print "R\t" $11 "\t" $5 "\t" ($6 == "wait" ? "stream wait" : "wait for the stream") }'
-    } | awk -F'\t' '
-        $1 == "S" { kind[$2] = $3; next }
-        $1 == "C" { call[$2] = $3; next }
-        {
-            c = call[$2]; k = ($3 in kind) ? kind[$3] : "unknown"
-            if (c == "cudaMemcpy" || c == "cudaMemset") next
-            if (k == "created" || k == "internal" && c == "cudaGraphLaunch") next
-            w = $4
-            name = (k == "default" ? "the legacy default stream" : k == "per-thread" ? "a per-thread default stream" : \
-                    k == "unknown" ? "a stream it never declared (a per-thread default stream that carried no work)" : "an " k " stream")
-            key = w " on " name " (" c ")"
-            if (!(key in n)) order[++m] = key
-            n[key]++
-        }
-        END { for (i = 1; i <= m; i++) print order[i] " x" n[order[i]] }'
+    local -A kind=() n=()
+    local order=() lines=() l f c k w key
+    tq_lines lines "$1" streams
+    for l in "${lines[@]}"; do read -r -a f <<<"$l"; [ ${#f[@]} -lt 2 ] || kind[${f[0]}]=${f[1]}; done
+    for w in gpu event sync; do
+        tq_lines lines "$1" caller "$w" --stream not-created
+        for l in "${lines[@]}"; do
+            IFS=$'\t' read -r -a f <<<"$l"
+            [ ${#f[@]} -ge 12 ] || continue
+            c=${f[11]}
+            [ "$c" != - ] || c=""
+            [ "$c" != cudaMemcpy ] && [ "$c" != cudaMemset ] || continue
+            k=${kind[${f[4]}]:-unknown}
+            [ "$k" != created ] && { [ "$k" != internal ] || [ "$c" != cudaGraphLaunch ]; } || continue
+            case $w in
+                gpu) what_of key "${f[@]}" ;;
+                event) key="event record" ;;
+                *) if [ "${f[5]}" = wait ]; then key="stream wait"; else key="wait for the stream"; fi ;;
+            esac
+            case $k in
+                default) key+=" on the legacy default stream" ;;
+                per-thread) key+=" on a per-thread default stream" ;;
+                unknown) key+=" on a stream it never declared (a per-thread default stream that carried no work)" ;;
+                *) key+=" on an $k stream" ;;
+            esac
+            key+=" ($c)"
+            [ -n "${n[$key]:-}" ] || { order+=("$key"); n[$key]=0; }
+            n[$key]=$((n[$key] + 1))
+        done
+    done
+    for key in "${order[@]}"; do printf '%s x%s\n' "$key" "${n[$key]}"; done
 }
 
 # The given code puts every launch, copy back, event and wait on the stream
@@ -446,18 +459,18 @@ unwaited() {
 }
 
 # copy_reads RUN: each copy back of part 3 (cudaMemcpyAsync, in the range
-# "update"), and the call its thread made next but for cudaGetLastError,
-# after which the host reads the result: "CORR<TAB>QUEUED_MS<TAB>NEXT_CORR
-# <TAB>NEXT_NAME" ("-" for both where it was the last call).
+# "update"), and the call its thread made next but for cudaGetLastError
+# (streamtrace's `next`), after which the host reads the result:
+# "CORR<TAB>QUEUED_MS<TAB>NEXT_CORR<TAB>NEXT_NAME" ("-" for both where it
+# was the last call).
 copy_reads() {
-    local c
-    c=$(tq "$1" corr d2h --window nvtx:update+gpu | cut -f 11 | paste -sd, -)
-    tq "$1" returned api | awk -F'\t' -v cs="$c" '
-        BEGIN { n = split(cs, x, ","); for (i = 1; i <= n; i++) copy[x[i]] = 1 }
-        $6 == "cudaGetLastError" { next }
-        pend != "" { print pend "\t" qs "\t" $11 "\t" $6; pend = "" }
-        ($11 in copy) { pend = $11; qs = $1 }
-        END { if (pend != "") print pend "\t" qs "\t-\t-" }'
+    local lines=() l f
+    tq_lines lines "$1" next d2h --window nvtx:update+gpu
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r -a f <<<"$l"
+        [ ${#f[@]} -ge 13 ] && printf '%s\t%s\t%s\t%s\n' "${f[10]}" "${f[0]}" "${f[11]}" "${f[12]}"
+    done
+    return 0
 }
 
 # copy_waits RUN: part 3's copies back whose next call (copy_reads) is not a
@@ -593,22 +606,9 @@ copy_streams() {
 # id, one line: "CORR KERNELS GRAPHS NODES NAMES SIG": how many kernels it
 # ran, its distinct graph ids (comma-separated, "-" for a kernel no graph
 # launched), its distinct node ids, its distinct kernel names, and its node
-# ids sorted (to compare replays).
+# ids sorted (to compare replays): streamtrace's `launches`.
 replays_of() {
-    tq "$1" graph kernel --window nvtx:graph_loop+gpu | awk -F'\t' '
-        !($13 in seen) { seen[$13] = 1; order[++n] = $13 }
-        { c = $13; k[c]++
-          if (!((c, "g", $11) in h)) { h[c, "g", $11] = 1; g[c] = g[c] (g[c] == "" ? "" : ",") $11 }
-          if (!((c, "n", $12) in h)) { h[c, "n", $12] = 1; nn[c]++; nodes[c] = nodes[c] " " $12 }
-          if (!((c, "k", $6) in h)) { h[c, "k", $6] = 1; kn[c]++ } }
-        END { for (i = 1; i <= n; i++) { c = order[i]
-                m = split(nodes[c], a, " "); s = ""
-                # node ids may pass 2^53: compare them as strings, shorter first
-                for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++)
-                    if (length(a[y]) < length(a[x]) || length(a[y]) == length(a[x]) && (a[y] "") < (a[x] ""))
-                        { t = a[x]; a[x] = a[y]; a[y] = t }
-                for (x = 1; x <= m; x++) s = s (x > 1 ? "," : "") a[x]
-                print c, k[c], g[c], nn[c], kn[c], s } }'
+    tq "$1" launches kernel --window nvtx:graph_loop+gpu
 }
 
 # replays_bad N REPLAYS: the first thing wrong with replays_of's lines, in
@@ -651,6 +651,34 @@ replays_bad() {
         "one capture, one cudaGraphInstantiate, and a cudaGraphLaunch of that exec per replay (TODO 1-3)"
 }
 
+# last_wait VAR RUN NAME: VAR = "END CALL" of the last cudaStreamSynchronize
+# or cudaDeviceSynchronize that returned cudaSuccess in the NVTX range NAME
+# after the range's last launch (cudaLaunchKernel*, cudaGraphLaunch*);
+# empty where there is none.
+last_wait() {
+    local -n _lw_v=$1
+    local lines=() f q i at last=-1 best=-1
+    _lw_v=""
+    for q in 'api:cudaLaunchKernel*' 'api:cudaGraphLaunch*'; do
+        tq_lines lines "$2" returned "$q" --window "nvtx:$3"
+        [ ${#lines[@]} -gt 0 ] || continue
+        IFS=$'\t' read -r -a f <<<"${lines[-1]}"
+        at=${f[0]/./}
+        [ $((10#$at)) -le "$last" ] || last=$((10#$at))
+    done
+    for q in api:cudaStreamSynchronize api:cudaDeviceSynchronize; do
+        tq_lines lines "$2" returned "$q" --window "nvtx:$3"
+        for ((i = ${#lines[@]} - 1; i >= 0; i--)); do
+            IFS=$'\t' read -r -a f <<<"${lines[i]}"
+            [ "${f[11]:-}" = 0 ] || continue
+            at=${f[0]/./}
+            [ $((10#$at)) -gt "$last" ] && [ $((10#$at)) -gt "$best" ] &&
+                best=$((10#$at)) _lw_v="${f[1]} ${f[5]}"
+            break
+        done
+    done
+}
+
 # loop_time NAME FIGURE RUN: passes, or says what is wrong: a wait
 # (cudaStreamSynchronize or cudaDeviceSynchronize) made in the NVTX range NAME
 # after its last launch, and every kernel queued in the range covered by a
@@ -679,10 +707,7 @@ loop_time() {
             "range: ${span:-none}; $fig = ${us:-none}" "keep the given loop and its figures"; return "$HOPELESS"; }
     # the wait: a ...Synchronize call in the range after its last launch
     local wait
-    wait=$(tq "$run" returned api --window "nvtx:$name" | awk -F'\t' '
-        $6 ~ /^cuda(LaunchKernel|GraphLaunch)/ { w = ""; next }
-        $6 ~ /^cuda(Stream|Device)Synchronize$/ && $12 == "0" { w = $2 " " $6 }
-        END { print w }')
+    last_wait wait "$run" "$name"
     [ -n "$wait" ] || { say_fail \
         "a wait (cudaStreamSynchronize) in \"$name\" after its last launch, returning after its last kernel ends at $(fmt "$last") ms" \
         "no wait after the last launch in \"$name\"" \

@@ -612,6 +612,33 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	[ "$(cut -f 6 <<<"$output")" = cudaLaunchKernel ]
 }
 
+# caller, next, launches, and --stream not-created (lab 10: work off the
+# program's streams with its call; a copy's next call; each replay's nodes)
+@test "caller, next and launches: each record's call, a call's next on its thread, per launch its graph nodes" {
+	F="$FX/graph4.trace"
+	run -0 "$ST" query "$F" caller gpu; echo "$output"
+	[ "$(cut -f 11,12 <<<"$output" | tr '\t' : | paste -sd, -)" = \
+		5:cudaGraphLaunch,5:cudaGraphLaunch,6:cudaGraphLaunch,6:cudaGraphLaunch,8:cudaLaunchKernel ]
+	[ "$(cut -f 1-10 <<<"$output")" = "$("$ST" query "$F" list gpu)" ]
+	# per graph launch: records, graphs, nodes, names, node ids sorted
+	run -0 "$ST" query "$F" launches gpu; echo "$output"
+	[ "$output" = "$(printf '5 2 7 2 2 11,12\n6 2 7 2 2 11,12\n8 1 - 1 1 -')" ]
+	run -0 "$ST" query "$F" next kernel; echo "$output"
+	[ "$(cut -f 6,11- <<<"$output" | tr '\t' : | paste -sd, -)" = \
+		"cudaGraphLaunch:5:6:cudaGraphLaunch,cudaGraphLaunch:6:7:cudaStreamSynchronize,cudaLaunchKernel:8:-:-" ]
+	# next: the same thread's, an error query skipped; a record with no
+	# call (corr 6 here) has no line; not-created: the default stream 7
+	# and the undeclared 9, not the created 13
+	local t="$BATS_TEST_TMPDIR/next.trace"
+	printf 'streamtrace 4\nstream\t13\tcreated\t0\tblocking\nstream\t7\tdefault\t0\tblocking\napi\t100\t200\t100\t1\tcudaLaunchKernel\napi\t250\t260\t200\t2\tcudaLaunchKernel\napi\t300\t310\t100\t3\tcudaGetLastError\napi\t400\t500\t200\t4\tcudaStreamSynchronize\napi\t600\t700\t100\t5\tcudaStreamSynchronize\nkernel\t210\t900\t0\t13\t1,1,1\t1,1,1\t1\ta(int*)\nkernel\t270\t950\t0\t7\t1,1,1\t1,1,1\t2\tb(int*)\nkernel\t960\t990\t0\t9\t1,1,1\t1,1,1\t6\tc(int*)\nend\t3\t0\n' >"$t"
+	run -0 --separate-stderr "$ST" query "$t" next kernel; echo "$output"
+	[ "$(cut -f 11- <<<"$output" | tr '\t' : | paste -sd, -)" = "1:5:cudaStreamSynchronize,2:4:cudaStreamSynchronize" ]
+	run -0 --separate-stderr "$ST" query "$t" caller kernel --stream not-created; echo "$output"
+	[ "$(cut -f 5,11,12 <<<"$output" | tr '\t' : | paste -sd, -)" = "7:2:cudaLaunchKernel,9:-:-" ]
+	run -2 --separate-stderr "$ST" query "$t" count kernel --stream made; echo "$stderr"
+	[[ $stderr == *"not-created"* ]]
+}
+
 @test "formats 1 to 3 say nothing of graphs or returns: - for each" {
 	run -0 "$ST" query "$FX/current3.trace" graph kernel; echo "$output"
 	[ "$(cut -f 11,12 <<<"$output" | sort -u)" = "$(printf -- '-\t-')" ]
@@ -704,7 +731,7 @@ assert sorted(e["name"] for e in x) == ["H2D PINNED", "P2P 0 to 1 direct", "P2P 
 	# columns
 	run -0 "$ST" help; echo "$output"
 	[[ "$output" == *"--window nvtx:NAME#K+gpu"* && "$output" == *"--from MS --to MS"* ]]
-	fits 90 54
+	fits 90 59
 }
 
 # ---------------------------------------------------------------- renderers

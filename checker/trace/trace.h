@@ -18,6 +18,7 @@ enum mem_kind { M_UNKNOWN, M_PAGEABLE, M_PINNED, M_DEVICE, M_MANAGED, M_NKINDS }
 enum sync_kind { S_STREAM, S_EVENT, S_CONTEXT, S_WAIT, S_UNKNOWN };
 enum stream_kind { ST_CREATED, ST_DEFAULT, ST_PER_THREAD, ST_INTERNAL, ST_UNKNOWN,
 		   ST_NKINDS };
+#define ST_NOT_CREATED ST_NKINDS
 /* Does a stream synchronise with the legacy default stream? */
 enum stream_sync { SY_NONE, SY_BLOCKING, SY_NONBLOCKING };
 /* How a peer copy went: directly between the devices, or through the host. */
@@ -186,7 +187,8 @@ struct sel {
 
 struct filter {
 	int by_stream, mem;     /* mem: -1 none */
-	int stream_kind;        /* -1: by id (stream); else a stream_kind */
+	int stream_kind;        /* -1: by id (stream); else a stream_kind, or
+				 * ST_NOT_CREATED: any kind but created */
 	int stream_sync;        /* -1: any; else the streams of that stream_sync */
 	uint32_t stream;
 	uint32_t device;        /* NO_DEVICE: any */

@@ -198,7 +198,8 @@ static int rec_ok(const struct trace *t, const struct sel *s,
 		if (f->stream_kind < 0 && f->stream_sync < 0 && r->stream != f->stream)
 			return 0;
 		struct stream_decl d = trace_stream(t, r->stream);
-		if (f->stream_kind >= 0 && d.kind != f->stream_kind)
+		if (f->stream_kind == ST_NOT_CREATED ? d.kind == ST_CREATED
+						      : f->stream_kind >= 0 && d.kind != f->stream_kind)
 			return 0;
 		if (f->stream_sync >= 0 && d.sync != f->stream_sync)
 			return 0;
@@ -316,31 +317,35 @@ static int u32_cmp(const void *pa, const void *pb)
 }
 
 /* One `list` line of r, ended by `end` ("\n", or "" to add fields). */
+/* A record's name in a `list` line: a copy's direction, "memset", a sync's
+ * kind, "record", else its own name (a kernel's, a call's, a range's). */
+static const char *list_name(const struct rec *r)
+{
+	switch (r->kind) {
+	case K_COPY:
+		return dir_name(r->dir);
+	case K_MEMSET:
+		return "memset";
+	case K_SYNC:
+		return sync_name(r->sync);
+	case K_EVENT:
+		return "record";
+	default:
+		return r->name;
+	}
+}
+
 static void print_list_line(const struct trace *t, const struct rec *r,
 			    const char *end)
 {
-	char stream[24] = "-", what[32], bytes[24] = "-";
-	const char *name = what, *mem = "-";
+	char stream[24] = "-", bytes[24] = "-";
+	const char *name = list_name(r), *mem = "-";
 	if (r->stream != NO_STREAM)
 		stream_id_text(t, r->stream, stream, sizeof stream);
-	switch (r->kind) {
-	case K_COPY:
-		name = dir_name(r->dir);
+	if (r->kind == K_COPY)
 		mem = mem_name(r->dir == D_H2D || r->dir == D_D2H ? host_mem(r) : r->src);
-		break;
-	case K_MEMSET:
-		name = "memset";
+	else if (r->kind == K_MEMSET)
 		mem = mem_name(r->src);
-		break;
-	case K_SYNC:
-		name = sync_name(r->sync);
-		break;
-	case K_EVENT:
-		name = "record";
-		break;
-	default:
-		name = r->name;
-	}
 	if (r->kind == K_COPY || r->kind == K_MEMSET)
 		snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)r->bytes);
 	char dev[16] = "-", thread[16] = "-";
@@ -790,6 +795,178 @@ static void print_queued(const struct trace *t)
 	free(in);
 }
 
+/* The runtime calls of the whole trace (a window's: its base) by
+ * correlation id, made once a trace (a batch's questions share them). */
+static int call_corr_cmp(const void *pa, const void *pb)
+{
+	const struct rec *a = *(const struct rec *const *)pa, *b = *(const struct rec *const *)pb;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The runtime call (an api record of the base trace) whose correlation id
+ * is corr; NULL: none, or corr 0. */
+static const struct rec *call_of(const struct trace *t, uint32_t corr)
+{
+	static const struct trace *made_for;
+	static const struct rec **v;
+	static size_t n;
+	const struct trace *b = t->base ? t->base : t;
+	if (made_for != b) {
+		free(v);
+		v = malloc((b->n ? b->n : 1) * sizeof *v);
+		if (!v) {
+			perror("streamtrace");
+			exit(2);
+		}
+		n = 0;
+		made_for = b;
+		for (size_t i = 0; i < b->n; i++)
+			if (b->recs[i].kind == K_API && b->recs[i].corr)
+				v[n++] = &b->recs[i];
+		qsort(v, n, sizeof *v, call_corr_cmp);
+	}
+	size_t lo = 0, hi = n;
+	while (corr && lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid]->corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return corr && lo < n && v[lo]->corr == corr ? v[lo] : NULL;
+}
+
+static int call_start_cmp(const void *pa, const void *pb)
+{
+	const struct rec *a = *(const struct rec *const *)pa, *b = *(const struct rec *const *)pb;
+	return a < b ? -1 : a > b; /* the base's records are in start order */
+}
+
+/* next: the calls that queued a[] (an api record: itself), each once, in
+ * the order they were made, and the call their thread made next, an error
+ * query (cudaGetLastError, cudaPeekAtLastError) aside: the call's list
+ * line, its correlation id, the next call's correlation id and name ("-"
+ * and "-": it was its thread's last). */
+static void print_next(const struct trace *t, const struct rec *const *a, size_t na)
+{
+	const struct trace *b = t->base ? t->base : t;
+	const struct rec **c = malloc((na ? na : 1) * sizeof *c);
+	size_t nc = 0;
+	if (!c) {
+		perror("streamtrace");
+		exit(2);
+	}
+	for (size_t i = 0; i < na; i++) {
+		const struct rec *k = call_of(t, a[i]->corr);
+		if (k)
+			c[nc++] = k;
+	}
+	qsort(c, nc, sizeof *c, call_start_cmp);
+	for (size_t i = 0; i < nc; i++) {
+		if (i && c[i] == c[i - 1])
+			continue;
+		const struct rec *nx = NULL;
+		for (const struct rec *r = c[i] + 1; r < b->recs + b->n; r++)
+			if (r->kind == K_API && r->tid == c[i]->tid && r->name &&
+			    strcmp(r->name, "cudaGetLastError") != 0 &&
+			    strcmp(r->name, "cudaPeekAtLastError") != 0) {
+				nx = r;
+				break;
+			}
+		print_list_line(t, c[i], "");
+		if (nx)
+			printf("\t%u\t%u\t%s\n", c[i]->corr, nx->corr, nx->name);
+		else
+			printf("\t%u\t-\t-\n", c[i]->corr);
+	}
+	free(c);
+}
+
+/* A graph node in launches' words: the node id, or "-" for a record no
+ * graph launched ("-" sorts first). */
+struct node_key {
+	int none;
+	uint64_t node;
+};
+
+static int node_key_cmp(const void *pa, const void *pb)
+{
+	const struct node_key *a = pa, *b = pb;
+	if (a->none != b->none)
+		return a->none ? -1 : 1;
+	return a->node < b->node ? -1 : a->node > b->node;
+}
+
+/* launches: per call that queued records of a[] (by correlation id, in the
+ * order of its first record), one line "CORR N GRAPHS NODES NAMES IDS": its
+ * records, its distinct graphs in order ("," between; "-": no graph), how
+ * many distinct graph nodes and distinct names, and the node ids sorted. */
+static void print_launches(const struct rec *const *a, size_t na)
+{
+	uint32_t *done = malloc((na ? na : 1) * sizeof *done);
+	struct node_key *nk = malloc((na ? na : 1) * sizeof *nk);
+	const char **names = malloc((na ? na : 1) * sizeof *names);
+	uint32_t *graphs = malloc((na ? na : 1) * sizeof *graphs);
+	size_t ndone = 0;
+	if (!done || !nk || !names || !graphs) {
+		perror("streamtrace");
+		exit(2);
+	}
+	for (size_t i = 0; i < na; i++) {
+		uint32_t c = a[i]->corr;
+		size_t d;
+		for (d = 0; d < ndone && done[d] != c; d++)
+			;
+		if (d < ndone)
+			continue;
+		done[ndone++] = c;
+		size_t k = 0, nn = 0, nm = 0, ng = 0;
+		for (size_t j = i; j < na; j++) {
+			const struct rec *r = a[j];
+			if (r->corr != c)
+				continue;
+			k++;
+			size_t x;
+			for (x = 0; x < ng && graphs[x] != r->graph; x++)
+				;
+			if (x == ng)
+				graphs[ng++] = r->graph;
+			struct node_key key = { r->graph == 0, r->graph ? r->node : 0 };
+			for (x = 0; x < nn && node_key_cmp(&nk[x], &key) != 0; x++)
+				;
+			if (x == nn)
+				nk[nn++] = key;
+			const char *nm_ = list_name(r) ? list_name(r) : "-";
+			for (x = 0; x < nm && strcmp(names[x], nm_) != 0; x++)
+				;
+			if (x == nm)
+				names[nm++] = nm_;
+		}
+		printf("%u %zu ", c, k);
+		for (size_t x = 0; x < ng; x++) {
+			if (graphs[x])
+				printf("%s%u", x ? "," : "", graphs[x]);
+			else
+				printf("%s-", x ? "," : "");
+		}
+		printf(" %zu %zu ", nn, nm);
+		qsort(nk, nn, sizeof *nk, node_key_cmp);
+		for (size_t x = 0; x < nn; x++) {
+			if (nk[x].none)
+				printf("%s-", x ? "," : "");
+			else
+				printf("%s%llu", x ? "," : "", (unsigned long long)nk[x].node);
+		}
+		putchar('\n');
+	}
+	free(done);
+	free(nk);
+	free(names);
+	free(graphs);
+}
+
 /* `streamtrace query FILE ...` with the file loaded: argv[0] is the
  * question. Return the exit status. */
 int query_main(const struct trace *t, int argc, char **argv)
@@ -807,13 +984,15 @@ int query_main(const struct trace *t, int argc, char **argv)
 			for (int k = 0; k < ST_UNKNOWN; k++)
 				if (strcmp(v, stream_kind_name(k)) == 0)
 					f.stream_kind = k;
+			if (strcmp(v, "not-created") == 0)
+				f.stream_kind = ST_NOT_CREATED;
 			if (strcmp(v, "blocking") == 0)
 				f.stream_sync = SY_BLOCKING;
 			else if (strcmp(v, "non-blocking") == 0)
 				f.stream_sync = SY_NONBLOCKING;
 			if (f.stream_kind < 0 && f.stream_sync < 0 && stream_id_parse(v, &f.stream))
 				return usage_q("--stream takes a stream id (a job's: PROCESS:ID) or a "
-					       "kind (default, per-thread, created, internal, "
+					       "kind (default, per-thread, created, internal, not-created, "
 					       "blocking, non-blocking), not \"%s\"", v);
 		} else if ((strcmp(argv[i], "--device") == 0 || strcmp(argv[i], "--thread") == 0) &&
 			   i + 1 < argc) {
@@ -946,7 +1125,7 @@ int query_main(const struct trace *t, int argc, char **argv)
 	static const char *const one_sel[] = { "count", "total", "union", "span", "bytes",
 					       "bandwidth", "durations", "streams", "list",
 					       "events", "current", "corr", "stages", "graph",
-					       "returned" };
+					       "returned", "caller", "next", "launches" };
 	int known = two;
 	for (size_t i = 0; i < sizeof one_sel / sizeof one_sel[0]; i++)
 		known |= strcmp(q, one_sel[i]) == 0;
@@ -1077,6 +1256,21 @@ int query_main(const struct trace *t, int argc, char **argv)
 			else
 				printf("\t%u\t%u\n", a[i]->corr, a[i]->ret);
 		}
+	} else if (strcmp(q, "caller") == 0) {
+		/* the list line, and the correlation id and name of the runtime
+		 * call that queued it (an api record: itself; "-": none known) */
+		for (size_t i = 0; i < na; i++) {
+			const struct rec *c = call_of(t, a[i]->corr);
+			print_list_line(t, a[i], "");
+			if (c && c->name)
+				printf("\t%u\t%s\n", c->corr, c->name);
+			else
+				printf("\t-\t-\n");
+		}
+	} else if (strcmp(q, "next") == 0) {
+		print_next(t, a, na);
+	} else if (strcmp(q, "launches") == 0) {
+		print_launches(a, na);
 	} else if (strcmp(q, "streams") == 0) {
 		uint32_t *ids = malloc((na ? na : 1) * sizeof *ids);
 		size_t n = 0;
