@@ -83,8 +83,14 @@ EOF
 # slices_on RUN DEVICE: how many slices part 1 put on GPU DEVICE (slice s
 # goes to GPU s % gpus).
 slices_on() {
-    awk -v n="$(figure "$1" slices)" -v g="$(gpus "$1")" -v d="$2" \
-        'BEGIN { for (s = 0; s < n + 0; s++) if (g > 0 && s % g == d) k++; print k + 0 }'
+    local n g
+    n=$(figure "$1" slices) g=$(gpus "$1")
+    [[ $n =~ ^[0-9]+ ]] && n=$((10#${BASH_REMATCH[0]})) || n=0
+    if [[ $g =~ ^[0-9]+$ ]] && [ "$((10#$g))" -gt 0 ] && [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -lt "$((10#$g))" ] && [ "$n" -gt "$2" ]; then
+        echo $(((n - 1 - $2) / 10#$g + 1))
+    else
+        echo 0
+    fi
 }
 
 # ------------------------------------------------------------ part 1 helpers
@@ -100,7 +106,15 @@ slices_on() {
 split_reps() {
     kept "$RUNS/$1.split-$2" split_reps_of "$1" "$2"
 }
-split_reps_of() { tq "$1" stages "nvtx:$2" | awk '$2 != "-"'; }
+split_reps_of() {
+    local lines=() l f
+    tq_lines lines "$1" stages "nvtx:$2"
+    for l in "${lines[@]}"; do
+        read -r -a f <<<"$l"
+        [ "${f[1]:-}" = - ] || printf '%s\n' "$l"
+    done
+    return 0
+}
 
 # split_bound RUN: "FRACTION BOUND_MS PIPE_MS REPS". Each pipelined rep is set
 # against the sequential rep just before it (the program alternates them).
@@ -111,7 +125,15 @@ split_reps_of() { tq "$1" stages "nvtx:$2" | awk '$2 != "-"'; }
 # one copy engine max(H + D, h + K + d) (as lab 05). The GPUs work at once,
 # so the rep's bound is the largest GPU's; FRACTION = bound / the pipelined
 # rep's span, the median over the reps (streamtrace query's bound).
-split_bound() { tq "$1" bound nvtx:sequential nvtx:pipelined | awk '{ print $1, $2, $3, $5 }'; }
+split_bound() {
+    local lines=() l f
+    tq_lines lines "$1" bound nvtx:sequential nvtx:pipelined
+    for l in "${lines[@]}"; do
+        read -r -a f <<<"$l"
+        printf '%s %s %s %s\n' "${f[0]:-}" "${f[1]:-}" "${f[2]:-}" "${f[4]:-}"
+    done
+    return 0
+}
 
 # queued_before_wait RUN [WINDOW...]: "ok" when, in WINDOW, every call that
 # queued work (cudaMemcpyAsync, a kernel launch) began before the first call
@@ -120,17 +142,22 @@ split_bound() { tq "$1" bound nvtx:sequential nvtx:pipelined | awk '{ print $1, 
 queued_before_wait() {
     local run=$1
     shift
-    tq "$run" list api "$@" | awk -F'\t' '
-        $6 ~ /^cuda(MemcpyAsync|LaunchKernel)/ { last = $1 + 0; lastname = $6; nq++ }
-        $6 ~ /Synchronize$|^cudaMemcpy$|Query$/ && wait == "" { wait = $1 + 0; waitname = $6 }
-        END {
-            if (nq == 0) { print "no copy or kernel queued"; exit }
-            if (wait != "" && wait < last) {
-                printf "%s at %.3f ms, before the last %s at %.3f ms\n", waitname, wait, lastname, last
-                exit
-            }
-            print "ok"
-        }'
+    local lines=() l t n last="" lastname="" nq=0 wait="" waitname="" wait_ns last_ns
+    tq_lines lines "$run" list api "$@"
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r t _ _ _ _ n _ <<<"$l"
+        case $n in
+            cudaMemcpyAsync*|cudaLaunchKernel*) last=$t lastname=$n nq=$((nq + 1)) ;;
+            *Synchronize|cudaMemcpy|*Query) [ -n "$wait" ] || wait=$t waitname=$n ;;
+        esac
+    done
+    if [ "$nq" = 0 ]; then
+        echo "no copy or kernel queued"
+    elif [ -n "$wait" ] && ns_of wait_ns "$wait" && ns_of last_ns "$last" && [ "$wait_ns" -lt "$last_ns" ]; then
+        printf '%s at %.3f ms, before the last %s at %.3f ms\n' "$waitname" "$wait" "$lastname" "$last"
+    else
+        echo ok
+    fi
 }
 
 # unwaited RUN: the streams whose GPU work, queued in the last pipelined run,
@@ -140,17 +167,33 @@ queued_before_wait() {
 # its stream's work ended before the range's end: a stream it waited for is
 # never named.)
 unwaited() {
-    local end
-    end=$(tq "$1" list nvtx:pipelined | tail -n 1 | cut -f 2)
+    local lines=() l f end d st t out="" words=""
+    local -a on=() # on[DEVICE * 2^32 + STREAM]: ended after the range (bash lists them in order)
+    tq_lines lines "$1" list nvtx:pipelined
+    [ ${#lines[@]} -gt 0 ] || return 0
+    IFS=$'\t' read -r -a f <<<"${lines[-1]}"
+    end=${f[1]:-}
     [ -n "$end" ] || return 0
-    tq "$1" list gpu --window 'nvtx:pipelined#last+gpu' |
-        awk -F'\t' -v e="$end" '$2 + 0 > e + 0.001 { print $9, $5 }' | sort -un -k1,1 -k2,2 |
-        awk '!($1 in n) { g[++ng] = $1 } { s[$1] = s[$1] (s[$1] == "" ? "" : ", ") $2; n[$1]++ }
-            END {
-                for (i = 1; i <= ng; i++)
-                    out = out (out == "" ? "" : " and ") "GPU " g[i] "\047s stream" (n[g[i]] > 1 ? "s " : " ") s[g[i]]
-                if (out != "") print out
-            }'
+    ns_of end "$end"
+    tq_lines lines "$1" list gpu --window 'nvtx:pipelined#last+gpu'
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r -a f <<<"$l"
+        [[ ${f[8]:-} =~ ^[0-9]+$ && ${f[4]:-} =~ ^[0-9]+$ ]] || continue
+        ns_of t "${f[1]}"
+        [ "$t" -le $((end + 1000)) ] || on[$((10#${f[8]} << 32 | 10#${f[4]}))]=1
+    done
+    d=-1
+    for l in "${!on[@]}"; do
+        st=$((l & 0xffffffff))
+        if [ $((l >> 32)) != "$d" ]; then
+            [ -z "$words" ] || out+="${out:+ and }$words"
+            d=$((l >> 32)) words="GPU $d's stream $st"
+        else
+            words="${words/"'s stream "/"'s streams "}, $st"
+        fi
+    done
+    [ -z "$words" ] || out+="${out:+ and }$words"
+    [ -z "$out" ] || echo "$out"
 }
 
 # gpu_spans RUN [WINDOW...]: one line per GPU that worked in WINDOW:
@@ -158,10 +201,19 @@ unwaited() {
 gpu_spans() {
     local run=$1
     shift
-    tq "$run" list gpu "$@" | awk -F'\t' '
-        !($9 in lo) || $1 + 0 < lo[$9] { lo[$9] = $1 + 0 }
-        !($9 in hi) || $2 + 0 > hi[$9] { hi[$9] = $2 + 0 }
-        END { for (d in lo) printf "%s %.6f %.6f\n", d, lo[d], hi[d] }' | sort -n
+    local lines=() l f d t
+    local -a lo=() hi=() los=() his=()
+    tq_lines lines "$run" list gpu "$@"
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r -a f <<<"$l"
+        [[ ${f[8]:-} =~ ^[0-9]+$ ]] || continue
+        d=$((10#${f[8]}))
+        ns_of t "${f[0]}"
+        [ -n "${lo[d]:-}" ] && [ "$t" -ge "${lo[d]}" ] || lo[d]=$t los[d]=${f[0]}
+        ns_of t "${f[1]}"
+        [ -n "${hi[d]:-}" ] && [ "$t" -le "${hi[d]}" ] || hi[d]=$t his[d]=${f[1]}
+    done
+    for d in "${!lo[@]}"; do printf '%s %.6f %.6f\n' "$d" "${los[d]}" "${his[d]}"; done
 }
 
 # ------------------------------------------------------------ part 3 helpers
@@ -197,9 +249,40 @@ copies() {
     [ "$(gpus "$1")" -ge 2 ] 2>/dev/null || sel=d2d
     tq_line r "$1" "$(rep_of "$1" "$2")" list "nvtx:$2"
     [ -n "${r[0]:-}" ] || return 0
-    tq "$1" list "$sel" | awk -F'\t' -v a="${r[0]}" -v b="${r[1]:-}" -v sel="$sel" '
-        $1 + 0 >= a && $1 + 0 <= b { printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", NR, $1, $2, $3, $7, $9, $5, sel }' |
-        sort -t "$(printf '\t')" -k6,6n -k7,7n | head -n 2
+    [ -n "${r[1]:-}" ] || return 0
+    local lines=() l f t a b k=0 x y got=()
+    ns_of a "${r[0]}"
+    ns_of b "${r[1]}"
+    tq_lines lines "$1" list "$sel"
+    for l in "${lines[@]}"; do
+        k=$((k + 1))
+        IFS=$'\t' read -r -a f <<<"$l"
+        ns_of t "${f[0]:-}"
+        [ "$t" -ge "$a" ] && [ "$t" -le "$b" ] || continue
+        # in order of DEVICE, then STREAM (numbers), then the whole line
+        l=$(printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$k" "${f[0]}" "${f[1]}" "${f[2]}" "${f[6]}" "${f[8]}" "${f[4]}" "$sel")
+        for ((x = ${#got[@]}; x > 0; x--)); do
+            copy_before "$l" "${got[x - 1]}" || break
+            got[x]=${got[x - 1]}
+        done
+        got[x]=$l
+    done
+    for ((y = 0; y < ${#got[@]} && y < 2; y++)); do printf '%s\n' "${got[y]}"; done
+}
+
+# copy_before LINE1 LINE2: copies' LINE1 sorts before LINE2: by DEVICE, then
+# STREAM (as numbers, where they are), then the whole line
+copy_before() {
+    local a b x y i
+    IFS=$'\t' read -r -a a <<<"$1"
+    IFS=$'\t' read -r -a b <<<"$2"
+    for i in 5 6; do
+        x=${a[i]:-0} y=${b[i]:-0}
+        [[ $x =~ ^[0-9]+$ ]] || x=0
+        [[ $y =~ ^[0-9]+$ ]] || y=0
+        [ "$((10#$x))" = "$((10#$y))" ] || { [ "$((10#$x))" -lt "$((10#$y))" ]; return; }
+    done
+    [[ $1 < $2 ]]
 }
 
 # how_copied RUN RANGE: the exchange's copies in RANGE as the trace says they
@@ -224,8 +307,10 @@ your_run() {
     fi
     your_fig staged_vs_direct "$(ratio "$(cut -f 4 <<<"${staged:-}")" "$(cut -f 4 <<<"${direct:-}")")" x \
         "part 3: GPU 0 -> 1, the copy's time with peer access off / on (two GPUs)"
-    your_fig direct_gbps "$(awk -v b="$(cut -f 5 <<<"${direct:-}")" -v t="$(cut -f 4 <<<"${direct:-}")" \
-        'BEGIN { if (b != "" && t + 0 > 0) printf "%.4g\n", b / (t * 1e6) }')" GB/s \
+    local b t
+    IFS=$'\t' read -r _ _ _ t b _ <<<"${direct:-}"
+    is_positive "$t" && [ -n "$b" ] || b="" t=""
+    your_fig direct_gbps "$(calc -f '%.4g\n' 'b / (t * 1e6)' b="$b" t="$t")" GB/s \
         "part 3: GPU 0 -> 1 with peer access on, bytes / the traced copy's time (two GPUs)"
 }
 
@@ -259,21 +344,30 @@ your_run() {
 # (K: the first one's number among the trace's kernels, for draw_on_fail);
 # "unknown" alone when the trace says for no kernel which GPU was current.
 elsewhere_kernels() {
-    tq "$1" current kernel | awk -F'\t' '
-        $11 != "-" { known++ }
-        $11 != "-" && $11 != $9 {
-            n = $6; sub(/\(.*/, "", n); key = n SUBSEP $9 SUBSEP $11
-            if (!(key in cnt)) { order[++nk] = key; first[key] = sprintf("%.3f", $1); k[key] = NR }
-            cnt[key]++
-            if (!((key, $5) in seen)) { seen[key, $5] = 1; st[key] = st[key] (st[key] == "" ? "" : ", ") $5 }
-        }
-        END {
-            if (!known) { print "unknown"; exit }
-            for (i = 1; i <= nk; i++) {
-                split(order[i], p, SUBSEP)
-                printf "%s\t%d\t%s\t%s\t%s\t%s\t%d\n", p[1], cnt[order[i]], p[2], p[3], st[order[i]], first[order[i]], k[order[i]]
-            }
-        }'
+    local lines=() l f i=0 known=0 key sep=$'\x1c'
+    local -A cnt=() first=() nr=() st=() seen=()
+    local order=()
+    tq_lines lines "$1" current kernel
+    for l in "${lines[@]}"; do
+        i=$((i + 1))
+        IFS=$'\t' read -r -a f <<<"$l"
+        [ "${f[10]:-}" != - ] || continue
+        known=1
+        [ "${f[10]:-}" != "${f[8]:-}" ] || continue
+        key="${f[5]%%(*}$sep${f[8]:-}$sep${f[10]:-}"
+        if [ -z "${cnt[$key]:-}" ]; then
+            order+=("$key") cnt[$key]=0 nr[$key]=$i st[$key]=""
+            printf -v "first[$key]" '%.3f' "${f[0]}"
+        fi
+        cnt[$key]=$((cnt[$key] + 1))
+        [ -n "${seen[$key$sep${f[4]:-}]:-}" ] ||
+            { seen[$key$sep${f[4]:-}]=1; st[$key]+="${st[$key]:+, }${f[4]:-}"; }
+    done
+    [ "$known" = 1 ] || { echo unknown; return 0; }
+    for key in "${order[@]}"; do
+        IFS=$sep read -r -a f <<<"$key"
+        printf '%s\t%d\t%s\t%s\t%s\t%s\t%d\n' "${f[0]}" "${cnt[$key]}" "${f[1]:-}" "${f[2]:-}" "${st[$key]}" "${first[$key]}" "${nr[$key]}"
+    done
 }
 
 @test "every kernel was launched while its stream's GPU was current" {
@@ -360,16 +454,31 @@ elsewhere_kernels() {
 # program that waits for one GPU before it queues the next (the check above
 # proves the program did not): this check may look at up to 2 more runs,
 # unless a GPU had no work at all (HOPELESS: the same in every run).
+# all_at_once GPUS SPANS: every GPU (at least 2, and GPUS) has a line of
+# gpu_spans, and one time lies in all of them
+all_at_once() {
+    local g=${1:-0} d a b n=0 lo=0 hi=0
+    [[ $g =~ ^[0-9]+$ ]] || g=0
+    while read -r d a b; do
+        [ -n "$d" ] || continue
+        n=$((n + 1))
+        ns_of a "$a"
+        ns_of b "$b"
+        [ "$n" -gt 1 ] && [ "$a" -le "$lo" ] || lo=$a
+        [ "$n" -gt 1 ] && [ "$b" -ge "$hi" ] || hi=$b
+    done <<<"$2"
+    [ "$n" -ge "$((10#$g))" ] && [ "$n" -ge 2 ] && [ "$hi" -gt "$lo" ]
+}
+
 gpus_at_once() {
     local run=$1 spans
     draw_on_fail "$run" "${LASTPIPE[@]}"
     spans=$(gpu_spans "$run" "${LASTPIPE[@]}")
-    awk -v g="$(gpus "$run")" '{ n++; s = $2 + 0; e = $3 + 0
-            if (n == 1 || s > lo) lo = s
-            if (n == 1 || e < hi) hi = e }
-        END { exit !(n >= g && n >= 2 && hi > lo) }' <<<"$spans" && return 0
+    all_at_once "$(gpus "$run")" "$spans" && return 0
+    local d a b words=""
+    while read -r d a b; do words+=$(printf '%sGPU %s %.3f-%.3f ms' "${words:+, }" "$d" "$a" "$b"); done <<<"$spans"
     say_fail "every GPU working on its slice while the others work on theirs (the last pipelined run)" \
-        "$(awk '{ printf "%sGPU %s %.3f-%.3f ms", (NR > 1 ? ", " : ""), $1, $2, $3 }' <<<"$spans")" \
+        "$words" \
         "queue every GPU's work before waiting for any (TODO 2); each slice on its own GPU (TODO 1)"
     local n g cause=""
     n=$(grep -c . <<<"$spans" || true) g=$(gpus "$run")
@@ -422,11 +531,17 @@ near_bound() {
     # producer did read the buffer half made, though consume_kernel, behind
     # it, may start after the producer's end.
     local early
-    early=$(tq main list gpu "${EVENT[@]}" | awk -F'\t' '
-        $4 == "kernel" && $6 ~ /^produce_kernel/ && pe == "" { pe = $2 }
-        $4 == "copy" && ($6 == "P2P" || $6 == "D2D") && ce == "" { ce = $2 }
-        END { if (pe != "" && ce != "" && ce + 0 <= pe + 0) printf "%.3f %.3f", ce, pe }')
-    if [ -n "$early" ]; then
+    local lines=() l f pe="" ce="" pn cn
+    tq_lines lines main list gpu "${EVENT[@]}"
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r -a f <<<"$l"
+        case ${f[3]:-}/${f[5]:-} in
+            kernel/produce_kernel*) [ -n "$pe" ] || pe=${f[1]} ;;
+            copy/P2P|copy/D2D) [ -n "$ce" ] || ce=${f[1]} ;;
+        esac
+    done
+    if [ -n "$pe" ] && [ -n "$ce" ] && ns_of pn "$pe" && ns_of cn "$ce" && [ "$cn" -le "$pn" ]; then
+        printf -v early '%.3f %.3f' "$ce" "$pe"
         set -- $early
         say_fail "the copy of the producer's buffer in s_cons ending after produce_kernel ended" \
             "the copy ended at $1 ms, produce_kernel at $2 ms: the copy read the buffer before it was made" \
@@ -436,8 +551,40 @@ near_bound() {
     tq_in order main order kernel:produce_kernel kernel:consume_kernel "${EVENT[@]}"
     [ "$order" = before ] || say_fail \
         "consume_kernel (and the copy before it in s_cons) starting after produce_kernel ended" \
-        "they overlapped: $(tq main list kernel "${EVENT_GPU[@]}" | awk -F'\t' '{ printf "%s%s %.3f-%.3f ms on GPU %s", (NR > 1 ? ", " : ""), $6, $1, $2, $9 }')" \
+        "they overlapped: $(kernels_in_words main "${EVENT_GPU[@]}")" \
         "an event records the work queued in its stream before cudaEventRecord: record \`made\` after the producer's launch, then let s_cons wait for it (TODO 3)"
+}
+
+# kernels_in_words RUN WINDOW...: the kernels of WINDOW, "NAME A-B ms on GPU D", ", " between
+kernels_in_words() {
+    local lines=() l f words=""
+    tq_lines lines "$1" list kernel "${@:2}"
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r -a f <<<"$l"
+        words+=$(printf '%s%s %.3f-%.3f ms on GPU %s' "${words:+, }" "${f[5]:-}" "${f[0]:-}" "${f[1]:-}" "${f[8]:-}")
+    done
+    printf '%s' "$words"
+}
+
+# between_launches RUN WINDOW...: between the first and second kernel launch
+# of WINDOW, a cudaStreamWaitEvent and no host wait: "ok", else what is wrong
+between_launches() {
+    local lines=() l n launches=0 waits=0 host=""
+    tq_lines lines "$1" list api "${@:2}"
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r _ _ _ _ _ n _ <<<"$l"
+        [ "$n" != cudaLaunchKernel ] || { launches=$((launches + 1)); continue; }
+        [ "$launches" = 1 ] || continue
+        case $n in
+            cudaStreamWaitEvent) waits=$((waits + 1)) ;;
+            *Synchronize|cudaMemcpy|*Query) host+="${host:+, }$n" ;;
+        esac
+    done
+    if [ "$launches" -lt 2 ]; then echo "fewer than 2 kernel launches"
+    elif [ -n "$host" ]; then echo "the host waited in between: $host"
+    elif [ "$waits" = 0 ]; then echo "no cudaStreamWaitEvent in between"
+    else echo ok
+    fi
 }
 
 @test "the consumer waited through the event alone, the host never waited" {
@@ -445,16 +592,7 @@ near_bound() {
     need_trace main
     draw_on_fail main "${EVENT_GPU[@]}"
     local seen
-    seen=$(tq main list api "${EVENT[@]}" | awk -F'\t' '
-        $6 == "cudaLaunchKernel" { launches++; next }
-        launches == 1 && $6 == "cudaStreamWaitEvent" { waits++ }
-        launches == 1 && $6 ~ /Synchronize$|^cudaMemcpy$|Query$/ { host = host (host == "" ? "" : ", ") $6 }
-        END {
-            if (launches < 2) print "fewer than 2 kernel launches"
-            else if (host != "") print "the host waited in between: " host
-            else if (!waits) print "no cudaStreamWaitEvent in between"
-            else print "ok"
-        }')
+    seen=$(between_launches main "${EVENT[@]}")
     [ "$seen" = ok ] || say_fail \
         "between the producer's launch and the consumer's, a cudaStreamWaitEvent and no host wait" \
         "$seen" \
@@ -481,25 +619,51 @@ near_bound() {
 # cudaMemcpyPeer). Copies, kernels, events and stream waits; not the given
 # poison's memsets.
 created_streams() {
-    { tq "$1" streams | awk '{ printf "S\t%s\t%s\t%s\n", $1, $2, $3 }'
-      records "$1" nvtx:part1_split nvtx:part2_event api copy kernel event sync:wait; } | awk -F'\t' '
-        $1 == "S" { kind[$2] = $3; sdev[$2] = $4; next }
-        $4 == "nvtx" { rn[++nr] = $6; r0[nr] = $1 + 0; r1[nr] = $2 + 0; next }
-        $4 == "api" { as[$11] = $1 + 0; next }
-        $4 == "copy" { n++; c[n] = $11; s[n] = $5; w[n] = $6 " copy"; y[n] = ($12 == "0"); next }
-        $4 == "kernel" { n++; c[n] = $11; s[n] = $5; w[n] = $6; sub(/\(.*/, "", w[n]); next }
-        $4 == "event" { n++; c[n] = $11; s[n] = $5; w[n] = "event record"; next }
-        $4 == "sync" { n++; c[n] = $11; s[n] = $5; w[n] = "stream wait (cudaStreamWaitEvent)"; next }
-        END {
-            for (i = 1; i <= n; i++) {
-                if (!(c[i] in as) || kind[s[i]] == "created") continue
-                for (k = 1; k <= nr; k++) if (as[c[i]] >= r0[k] && as[c[i]] <= r1[k]) break
-                if (k > nr) continue
-                where = kind[s[i]] == "default" ? "the legacy default stream of GPU " sdev[s[i]] : \
-                    kind[s[i]] == "" ? "stream " s[i] : "a " kind[s[i]] " stream of GPU " sdev[s[i]]
-                printf "%s\t%s\t%s (%s)\t%d\n", rn[k], w[i], where, s[i], y[i]
-            }
-        }' | sort -u
+    local lines=() l f k t c sel what where sync out=()
+    local -A kind=() sdev=() as=()
+    local -a rn=() r0=() r1=()
+    tq_lines lines "$1" streams
+    for l in "${lines[@]}"; do read -r -a f <<<"$l"; [ -z "${f[0]:-}" ] || kind[${f[0]}]=${f[1]:-} sdev[${f[0]}]=${f[2]:-}; done
+    for sel in nvtx:part1_split nvtx:part2_event; do
+        tq_lines lines "$1" corr "$sel"
+        for l in "${lines[@]}"; do
+            IFS=$'\t' read -r -a f <<<"$l"
+            rn+=("${f[5]:-}")
+            ns_of t "${f[0]:-}"; r0+=("$t")
+            ns_of t "${f[1]:-}"; r1+=("$t")
+        done
+    done
+    tq_lines lines "$1" corr api
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r -a f <<<"$l"
+        ns_of t "${f[0]:-}"
+        as[${f[10]:--}]=$t
+    done
+    for sel in copy kernel event sync:wait; do
+        tq_lines lines "$1" corr "$sel"
+        for l in "${lines[@]}"; do
+            IFS=$'\t' read -r -a f <<<"$l"
+            c=${f[10]:-} sync=0
+            [ -n "${as[$c]:-}" ] && [ "${kind[${f[4]:-}]:-}" != created ] || continue
+            for ((k = 0; k < ${#rn[@]}; k++)); do
+                [ "${as[$c]}" -ge "${r0[k]}" ] && [ "${as[$c]}" -le "${r1[k]}" ] && break
+            done
+            [ "$k" -lt ${#rn[@]} ] || continue
+            case $sel in
+                copy) what="${f[5]} copy"; [ "${f[11]:-}" != 0 ] || sync=1 ;;
+                kernel) what=${f[5]%%(*} ;;
+                event) what="event record" ;;
+                *) what="stream wait (cudaStreamWaitEvent)" ;;
+            esac
+            case ${kind[${f[4]}]:-} in
+                default) where="the legacy default stream of GPU ${sdev[${f[4]}]}" ;;
+                "") where="stream ${f[4]}" ;;
+                *) where="a ${kind[${f[4]}]} stream of GPU ${sdev[${f[4]}]}" ;;
+            esac
+            out+=("${rn[k]}"$'\t'"$what"$'\t'"$where (${f[4]})"$'\t'"$sync")
+        done
+    done
+    [ ${#out[@]} -eq 0 ] || printf '%s\n' "${out[@]}" | sort -u
 }
 
 # In parts 1 and 2 all work goes to streams the program made: each slice's
@@ -515,9 +679,15 @@ created_streams() {
     off=$(created_streams main)
     [ -n "$off" ] || return 0
     draw_on_fail main --window nvtx:part1_split --window nvtx:part2_event
-    seen=$(awk -F'\t' '{ p = $1 == "part1_split" ? "part 1" : "part 2"
-            printf "%s%s on %s", (p == last ? ", " : (NR > 1 ? "; " : "") p ": "), $2, $3; last = p }' <<<"$off")
-    if awk -F'\t' '$4 == 1 { f = 1 } END { exit !f }' <<<"$off"; then
+    local part last="" what where sync synced=0
+    seen=""
+    while IFS=$'\t' read -r part what where sync; do
+        [ "$part" = part1_split ] && part="part 1" || part="part 2"
+        if [ "$part" = "$last" ]; then seen+=", "; else seen+="${seen:+; }$part: "; fi
+        seen+="$what on $where" last=$part
+        [ "$sync" != 1 ] || synced=1
+    done <<<"$off"
+    if [ "$synced" = 1 ]; then
         hint="cudaMemcpy and cudaMemcpyPeer take no stream: they run on the legacy default stream of the current GPU (and cudaMemcpy keeps the host until the copy is done); keep the given cudaMemcpyAsync and cudaMemcpyPeerAsync, each with its stream"
     elif grep -q $'^part2_event\t\(event record\|stream wait\)' <<<"$off"; then
         hint="record \`made\` in the producer's stream, s_prod, and make the consumer's stream, s_cons, wait for it: cudaStreamWaitEvent(s_cons, made, 0) (TODO 3); on a legacy default stream the order comes from that stream's rules, not from the event"
@@ -560,15 +730,19 @@ copy_times() {
 # p->stream[k] and its events. A structure of the trace, the same in every
 # run: no second chance.
 on_other_gpus_stream() {
-    local r k dev stream sel kind sdev line from
+    local r k dev stream sel kind sdev line from lines=() l f
     for r in staged direct; do
         line=0
         while IFS=$'\t' read -r k _ _ _ _ dev stream sel; do
             line=$((line + 1))
             [ -n "$stream" ] || continue
             from=$([ "$line" = 1 ] && echo 0 || echo 1)
-            read -r kind sdev < <(tq "$1" streams "$sel" --window "nvtx:$r" |
-                awk -v s="$stream" '$1 == s { print $2, $3 }')
+            kind="" sdev=""
+            tq_lines lines "$1" streams "$sel" --window "nvtx:$r"
+            for l in "${lines[@]}"; do
+                read -r -a f <<<"$l"
+                [ "${f[0]:-}" != "$stream" ] || { kind=${f[1]:-} sdev=${f[2]:-}; break; }
+            done
             [ "$kind" = internal ] && [ -n "$sdev" ] && [ "$sdev" != "$dev" ] || continue
             say_fail "the $r copy from GPU $from to GPU $((1 - from)) in p->stream[$from], between its two events" \
                 "it ran on stream $stream, an internal stream of GPU $sdev: GPU $sdev made the copy, outside p->stream[$from] and its events" \
@@ -597,11 +771,12 @@ on_other_gpus_stream() {
         for dir in 0to1 1to0; do
             need_figure_in ms main "${r}_${dir}_ms" || return 1
             need_figure_in gbps main "${r}_${dir}_gbps" || return 1
-            want=$(awk -v b="$bytes" -v t="$ms" 'BEGIN { if (t > 0) printf "%.4f", b / (t * 1e6) }')
+            want=""
+            ! is_positive "$ms" || want=$(calc -f '%.4f' 'b / (t * 1e6)' b="$bytes" t="$ms")
             is_true 'g >= w * 0.998 - 0.0002 && g <= w * 1.002 + 0.0002' g="$gbps" w="${want:-0}" || {
                 say_fail "${r}_${dir}_gbps = $bytes bytes / ${r}_${dir}_ms / 1e6 = $want GB/s" \
                     "${r}_${dir}_gbps = $gbps" \
-                    "$(awk -v g="$gbps" -v w="${want:-0}" 'BEGIN { if (w > 0 && g / w > 0.95 && g / w < 0.96) print "4.6% low: 2^20 where 10^6 belongs (GB/s is 10^9 bytes a second)"; else print "GB/s = bytes / (ms * 1e6)" }')"
+                    "$(if is_true 'w > 0 && g / w > 0.95 && g / w < 0.96' g="$gbps" w="${want:-0}"; then echo "4.6% low: 2^20 where 10^6 belongs (GB/s is 10^9 bytes a second)"; else echo "GB/s = bytes / (ms * 1e6)"; fi)"
                 return 1; }
         done
     done
