@@ -260,7 +260,7 @@ copies() {
         ns_of t "${f[0]:-}"
         [ "$t" -ge "$a" ] && [ "$t" -le "$b" ] || continue
         # in order of DEVICE, then STREAM (numbers), then the whole line
-        l=$(printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$k" "${f[0]}" "${f[1]}" "${f[2]}" "${f[6]}" "${f[8]}" "${f[4]}" "$sel")
+        printf -v l '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$k" "${f[0]}" "${f[1]}" "${f[2]}" "${f[6]}" "${f[8]}" "${f[4]}" "$sel"
         for ((x = ${#got[@]}; x > 0; x--)); do
             copy_before "$l" "${got[x - 1]}" || break
             got[x]=${got[x - 1]}
@@ -448,12 +448,6 @@ elsewhere_kernels() {
         "one host thread drives every GPU: a wait before the next GPU's work is queued leaves that GPU idle until then. Queue every slice, then wait (TODO 2)"
 }
 
-# Two GPUs, each running its own slice: their work must overlap in time. On
-# a node whose GPUs other programs share, one GPU's work can be held back
-# while the other's runs, which no structure of the trace can tell from a
-# program that waits for one GPU before it queues the next (the check above
-# proves the program did not): this check may look at up to 2 more runs,
-# unless a GPU had no work at all (HOPELESS: the same in every run).
 # all_at_once GPUS SPANS: every GPU (at least 2, and GPUS) has a line of
 # gpu_spans, and one time lies in all of them
 all_at_once() {
@@ -470,13 +464,19 @@ all_at_once() {
     [ "$n" -ge "$((10#$g))" ] && [ "$n" -ge 2 ] && [ "$hi" -gt "$lo" ]
 }
 
+# Two GPUs, each running its own slice: their work must overlap in time. On
+# a node whose GPUs other programs share, one GPU's work can be held back
+# while the other's runs, which no structure of the trace can tell from a
+# program that waits for one GPU before it queues the next (the check above
+# proves the program did not): this check may look at up to 2 more runs,
+# unless a GPU had no work at all (HOPELESS: the same in every run).
 gpus_at_once() {
     local run=$1 spans
     draw_on_fail "$run" "${LASTPIPE[@]}"
     spans=$(gpu_spans "$run" "${LASTPIPE[@]}")
     all_at_once "$(gpus "$run")" "$spans" && return 0
     local d a b words=""
-    while read -r d a b; do words+=$(printf '%sGPU %s %.3f-%.3f ms' "${words:+, }" "$d" "$a" "$b"); done <<<"$spans"
+    while read -r d a b; do printf -v words '%s%sGPU %s %.3f-%.3f ms' "$words" "${words:+, }" "$d" "$a" "$b"; done <<<"$spans"
     say_fail "every GPU working on its slice while the others work on theirs (the last pipelined run)" \
         "$words" \
         "queue every GPU's work before waiting for any (TODO 2); each slice on its own GPU (TODO 1)"
@@ -561,7 +561,7 @@ kernels_in_words() {
     tq_lines lines "$1" list kernel "${@:2}"
     for l in "${lines[@]}"; do
         IFS=$'\t' read -r -a f <<<"$l"
-        words+=$(printf '%s%s %.3f-%.3f ms on GPU %s' "${words:+, }" "${f[5]:-}" "${f[0]:-}" "${f[1]:-}" "${f[8]:-}")
+        printf -v words '%s%s%s %.3f-%.3f ms on GPU %s' "$words" "${words:+, }" "${f[5]:-}" "${f[0]:-}" "${f[1]:-}" "${f[8]:-}"
     done
     printf '%s' "$words"
 }
