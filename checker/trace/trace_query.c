@@ -938,11 +938,11 @@ static void print_launches(const struct rec *const *a, size_t na)
 				;
 			if (x == nn)
 				nk[nn++] = key;
-			const char *nm_ = list_name(r) ? list_name(r) : "-";
-			for (x = 0; x < nm && strcmp(names[x], nm_) != 0; x++)
+			const char *name = list_name(r) ? list_name(r) : "-";
+			for (x = 0; x < nm && strcmp(names[x], name) != 0; x++)
 				;
 			if (x == nm)
-				names[nm++] = nm_;
+				names[nm++] = name;
 		}
 		printf("%u %zu ", c, k);
 		for (size_t x = 0; x < ng; x++) {
