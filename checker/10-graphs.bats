@@ -459,8 +459,9 @@ unwaited() {
 }
 
 # copy_reads RUN: each copy back of part 3 (cudaMemcpyAsync, in the range
-# "update"), and the call its thread made next but for cudaGetLastError
-# (streamtrace's `next`), after which the host reads the result:
+# "update"), and the call its thread made next but for cudaGetLastError and
+# cudaPeekAtLastError (streamtrace's `next`), after which the host reads
+# the result:
 # "CORR<TAB>QUEUED_MS<TAB>NEXT_CORR<TAB>NEXT_NAME" ("-" for both where it
 # was the last call).
 copy_reads() {
@@ -663,17 +664,16 @@ last_wait() {
         tq_lines lines "$2" returned "$q" --window "nvtx:$3"
         [ ${#lines[@]} -gt 0 ] || continue
         IFS=$'\t' read -r -a f <<<"${lines[-1]}"
-        at=${f[0]/./}
-        [ $((10#$at)) -le "$last" ] || last=$((10#$at))
+        ns_of at "${f[0]:-}"
+        [ "$at" -le "$last" ] || last=$at
     done
     for q in api:cudaStreamSynchronize api:cudaDeviceSynchronize; do
         tq_lines lines "$2" returned "$q" --window "nvtx:$3"
         for ((i = ${#lines[@]} - 1; i >= 0; i--)); do
             IFS=$'\t' read -r -a f <<<"${lines[i]}"
             [ "${f[11]:-}" = 0 ] || continue
-            at=${f[0]/./}
-            [ $((10#$at)) -gt "$last" ] && [ $((10#$at)) -gt "$best" ] &&
-                best=$((10#$at)) _lw_v="${f[1]} ${f[5]}"
+            ns_of at "${f[0]:-}"
+            [ "$at" -gt "$last" ] && [ "$at" -gt "$best" ] && best=$at _lw_v="${f[1]} ${f[5]}"
             break
         done
     done
